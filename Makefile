@@ -1,0 +1,35 @@
+# lobrec: `make help` lists the targets.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help install test check lint format demo live-demo bench record-fixtures clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+install: $(STAMP) ## Create .venv and install lobrec with its test extras
+
+lint: $(STAMP) ## ruff: lint and format check
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+format: $(STAMP) ## ruff: fix what can be fixed and format
+	$(BIN)/ruff check --fix src tests bench
+	$(BIN)/ruff format src tests bench
+
+check: lint ## Lint, then the suite's build check
+	$(BIN)/lobrec suite check suite/suite.json
+
+test: check ## Set up if needed, lint, check the suite, run every test
+	$(BIN)/pytest
+
+clean: ## Remove the virtualenv and caches
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

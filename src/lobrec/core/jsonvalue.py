@@ -1,0 +1,71 @@
+"""JSON's notion of values, which is not Python's.
+
+In JSON Schema and in lobrec's checks, `1` equals `1.0`, `true` is not `1`, a boolean is not a
+number, and `1.0` is an integer. Python's `==` gets two of those wrong (`True == 1`), so every
+comparison of model output goes through `json_equal`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def is_integer(value: Any) -> bool:
+    """JSON Schema's integer: any number with zero fractional part (`1.0` counts)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, float) and math.isfinite(value) and value.is_integer()
+
+
+def json_type(value: Any) -> str:
+    """The JSON type name of a decoded value, as a person would say it in an error."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if is_integer(value) else "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of two decoded JSON values under JSON semantics, recursively."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if is_number(a) or is_number(b):
+        return is_number(a) and is_number(b) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        return isinstance(a, str) and isinstance(b, str) and a == b
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
+    return False
+
+
+def preview(value: Any, limit: int = 80) -> str:
+    """A short, single-line JSON rendering of a value for messages."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,157 @@
+"""What judging produces: step verdicts, case results, per-model metrics and the results file.
+
+These Structs are the results JSON (`lobrec record --json`, `lobrec rescore --json`). Field order is
+the file's key order; nothing in them depends on the clock or the machine, so the same cassettes
+give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+RESULTS_FORMAT = 1
+
+CaseStatus = Literal["scored", "errored", "stale", "unrecorded"]
+
+
+class Record(msgspec.Struct, kw_only=True, frozen=True):
+    """Base for result Structs: keyword-only and immutable."""
+
+
+class Mismatch(Record):
+    """Why a step failed, in words a person can act on.
+
+    `path` points into the model's reply (`calls[1].arguments.path`) or names the step part
+    (`names`, `calls[0].arguments`).
+    """
+
+    path: str
+    expected: Any
+    got: Any
+    reason: str
+
+
+class CallRecord(Record):
+    """One call the model made, as the metrics see it."""
+
+    name: str | None
+    arguments: str | None
+    """The arguments exactly as sent (a JSON string, or a JSON rendering of a non-string)."""
+    offered: bool
+    """The name is one of the tools the case offered (made-up tool is `not offered`)."""
+    schema_valid: bool | None
+    """For offered tools: the arguments parse as JSON and validate. None for other names."""
+    schema_errors: list[str] = []
+
+
+class StepVerdict(Record):
+    index: int
+    expects: Literal["call", "no_call"]
+    passed: bool
+    names_match: bool
+    """The multiset of names called equals the names expected (right tool at the first call step)."""
+    expected_names: list[str]
+    calls: list[CallRecord]
+    content: str | None = None
+    mismatches: list[Mismatch] = []
+    pairing: list[int] = []
+    """For a passing call step: for each expected call, the index of the model's call matched to it."""
+
+
+class ApiCall(Record):
+    """One HTTP attempt, from the runner's point of view (retries included)."""
+
+    step: int
+    attempt: int
+    status: int | None
+    """HTTP status, or None when the request did not complete."""
+    error: str | None = None
+    latency_ms: float
+    cost_usd: float | None = None
+    judged: bool = False
+    """This attempt's answer was the one judged (or errored the case): the last attempt of a step."""
+    answered_by: str | None = None
+    dropped_params: list[str] = []
+
+
+class CaseResult(Record):
+    id: str
+    group: str
+    status: CaseStatus
+    reason: str | None = None
+    """Why the case was errored, stale or unrecorded."""
+    steps: list[StepVerdict] = []
+    api_calls: list[ApiCall] = []
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "scored" and bool(self.steps) and all(step.passed for step in self.steps)
+
+
+class Rate(Record):
+    """A share with its counts; `rate` and the interval are percentages, None when total is 0."""
+
+    rate: float | None
+    passed: int
+    total: int
+    ci95: tuple[float, float] | None
+
+
+class Metrics(Record):
+    overall: Rate
+    right_tool: Rate
+    valid_arguments: Rate
+    made_up_tool: Rate
+    chains: Rate
+    parallel: Rate
+    no_call_needed: Rate
+    latency_p50_ms: float | None
+    cost_per_100_cases_usd: float | None
+
+
+class Counts(Record):
+    cases: int
+    scored: int
+    errored: int
+    stale: int
+    unrecorded: int
+
+
+class SuiteRef(Record):
+    name: str
+    version: str
+
+
+class ModelResult(Record):
+    model: str
+    suite: SuiteRef
+    temperature_ignored: bool
+    counts: Counts
+    has_scores: bool
+    """False when no case was scored: every rate is then a dash."""
+    metrics: Metrics
+    groups: dict[str, Metrics]
+    answered_by: dict[str, int]
+    """Which model answered how many judged calls (for `auto`, Nex's choices)."""
+    cases: list[CaseResult]
+
+
+class RunResult(Record):
+    results_format: int = RESULTS_FORMAT
+    suite: SuiteRef
+    models: list[ModelResult]
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(RunResult)
+
+
+def encode_results(run: RunResult) -> bytes:
+    """The results file: indented JSON, stable key order, trailing newline."""
+    return msgspec.json.format(_encoder.encode(run), indent=2) + b"\n"
+
+
+def decode_results(data: bytes) -> RunResult:
+    return _decoder.decode(data)

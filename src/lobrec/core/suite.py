@@ -1,0 +1,193 @@
+"""The suite file's types, and strict decoding of it.
+
+The Structs *are* the file format: unknown fields are errors, so a typo in a hand-written case
+fails loudly instead of silently defaulting. Decoding is pure (bytes in, `Suite` out); reading the
+file from disk is the shell's job (`lobrec.suite_file`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import msgspec
+
+from lobrec.errors import SuiteError
+
+Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses", "no_call", "parallel", "chains")
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+
+
+class Strict(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, omit_defaults=True):
+    """Base for every suite Struct: strict, immutable, keyword-only, compact when encoded."""
+
+
+# --- tools ---------------------------------------------------------------------------------------
+
+
+class FunctionSpec(Strict, kw_only=True):
+    name: str
+    description: str = ""
+    parameters: dict[str, Any]
+
+
+class Tool(Strict, kw_only=True):
+    """An OpenAI-style function tool, exactly as it is sent to the gateway."""
+
+    type: Literal["function"]
+    function: FunctionSpec
+
+    @property
+    def name(self) -> str:
+        return self.function.name
+
+
+# --- messages ------------------------------------------------------------------------------------
+
+
+class Message(Strict, kw_only=True):
+    """A chat message as sent to the gateway."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    tool_call_id: str | None = None
+
+
+# --- argument checks (a tagged union on "kind") -------------------------------------------------
+
+
+class CheckBase(Strict, tag_field="kind", kw_only=True):
+    arg: str
+    """The top-level argument the check addresses."""
+
+
+class Eq(CheckBase, tag="eq", kw_only=True):
+    value: Any
+
+
+class Subset(CheckBase, tag="subset", kw_only=True):
+    value: dict[str, Any] | list[Any]
+
+
+class Regex(CheckBase, tag="regex", kw_only=True):
+    pattern: str
+
+
+class OneOf(CheckBase, tag="oneOf", kw_only=True):
+    values: list[Any]
+
+
+class Contains(CheckBase, tag="contains", kw_only=True):
+    value: str
+
+
+class Present(CheckBase, tag="present", kw_only=True):
+    pass
+
+
+class Absent(CheckBase, tag="absent", kw_only=True):
+    pass
+
+
+class Range(CheckBase, tag="range", kw_only=True):
+    min: float | None = None
+    max: float | None = None
+
+
+Check = Eq | Subset | Regex | OneOf | Contains | Present | Absent | Range
+
+
+# --- steps ---------------------------------------------------------------------------------------
+
+
+class ExpectedCall(Strict, kw_only=True):
+    """One call a step expects: the tool's name and the checks its arguments must pass.
+
+    `answer` is the reference arguments a perfect model would send (used by `lobrec suite check`
+    and by the fake gateway's oracle). `result` is the scripted tool output the runner sends back
+    for the model's call matched to this one, when another step follows.
+    """
+
+    name: str
+    checks: list[Check] = []
+    answer: dict[str, Any]
+    result: str | None = None
+
+
+class CallStep(Strict, tag_field="expect", tag="call", kw_only=True):
+    """A step that expects one or more calls in a single response."""
+
+    calls: list[ExpectedCall]
+
+
+class NoCallStep(Strict, tag_field="expect", tag="no_call", kw_only=True):
+    """A step that expects a text answer and no tool call; `answer` is a reference reply."""
+
+    answer: str = ""
+
+
+Step = CallStep | NoCallStep
+
+
+# --- cases and the suite -------------------------------------------------------------------------
+
+
+class Case(Strict, kw_only=True):
+    id: str
+    group: Group
+    note: str = ""
+    """What the case tests, for people reading the suite; never sent."""
+    tools: list[str]
+    """Names of the suite tools offered to the model, in the order they are sent."""
+    messages: list[Message]
+    steps: list[Step]
+
+
+class Suite(Strict, kw_only=True):
+    name: str
+    version: str
+    system_prompt: str
+    tools: list[Tool]
+    cases: list[Case]
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".", 1)[0])
+
+    def tool(self, name: str) -> Tool | None:
+        for tool in self.tools:
+            if tool.function.name == name:
+                return tool
+        return None
+
+    def case(self, case_id: str) -> Case | None:
+        for case in self.cases:
+            if case.id == case_id:
+                return case
+        return None
+
+    def offered_tools(self, case: Case) -> list[Tool]:
+        """The Tool objects a case sends, in order; unknown names are skipped (the check reports them)."""
+        by_name = {tool.function.name: tool for tool in self.tools}
+        return [by_name[name] for name in case.tools if name in by_name]
+
+
+_suite_decoder = msgspec.json.Decoder(Suite)
+
+
+def decode_suite(data: bytes | str, source: str = "suite.json") -> Suite:
+    """Decode a suite file strictly; errors name `source` and the JSON path."""
+    try:
+        return _suite_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise SuiteError(f"{source}: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise SuiteError(f"{source}: not valid JSON: {exc}") from None
+
+
+def encode_suite(suite: Suite) -> bytes:
+    """The canonical, human-diffable form of a suite (two-space indent, trailing newline)."""
+    return msgspec.json.format(msgspec.json.encode(suite), indent=2) + b"\n"

@@ -1,0 +1,53 @@
+"""Everything lobrec raises when it cannot run.
+
+A wrong answer from a model is never an exception: it is data (a `Mismatch` in a step verdict).
+An exception means lobrec itself could not do what was asked. The tree:
+
+    LobrecError
+    ├── SuiteError          the suite file is unreadable, malformed or breaks a build rule
+    ├── SchemaError         a tool schema uses a keyword the validator does not support
+    ├── ConfigError         bad options: no API key for a remote URL, an unsafe model name, ...
+    ├── GatewayError        the gateway could not be used: transport failure, error status, bad body
+    │   └── TransportFailure    the request did not complete (network error or time-out)
+    ├── CassetteError       a cassette or manifest is unreadable, too large, or unsafe
+    │   └── CassetteMiss        replay asked for a request the cassette does not hold
+    └── VersionMismatch     cassettes were recorded on another major suite version
+"""
+
+from __future__ import annotations
+
+
+class LobrecError(Exception):
+    """Base of every error lobrec raises on purpose; the CLI prints these as one line."""
+
+
+class SuiteError(LobrecError):
+    """The suite file cannot be loaded or breaks a build rule."""
+
+
+class SchemaError(LobrecError):
+    """A JSON Schema uses a keyword outside the supported subset, or is malformed."""
+
+
+class ConfigError(LobrecError):
+    """Options or environment that make a run impossible or unsafe."""
+
+
+class GatewayError(LobrecError):
+    """The gateway answered in a way that is not a model's result (errored case)."""
+
+
+class TransportFailure(GatewayError):
+    """The request did not complete: network error, reset, or no answer within the time-out."""
+
+
+class CassetteError(LobrecError):
+    """A cassette or manifest that cannot be trusted or read."""
+
+
+class CassetteMiss(CassetteError):
+    """Replay needed a request that was never recorded (the case is stale)."""
+
+
+class VersionMismatch(LobrecError):
+    """Recorded and current suites differ in major version; scores are not comparable."""
