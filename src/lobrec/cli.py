@@ -1,16 +1,28 @@
 """The `lobrec` command: parse, call, render, exit.
 
 Heavy modules (httpx, vcrpy, rich) are imported inside the commands that need them, so that
-`lobrec --help` and `lobrec --version` start fast.
+`lobrec --help` and `lobrec --version` start fast. Reports go to stdout, progress and errors to
+stderr, so `lobrec rescore cassettes/ --markdown - > report.md` works.
 """
 
 from __future__ import annotations
 
+import asyncio
 import enum
+import signal
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from lobrec import __version__
+
+if TYPE_CHECKING:
+    from lobrec.core.results import RunResult
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="lobrec",
@@ -18,17 +30,19 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
 class Exit(enum.IntEnum):
-    """Exit codes; documented in the README."""
+    """Exit codes (documented in the README)."""
 
     OK = 0
     BELOW_THRESHOLD = 1
     BAD_INPUT = 2
     GATEWAY = 3
     INCOMPLETE = 4
+    INTERRUPTED = 130
 
 
 def _version(value: bool) -> None:
@@ -39,9 +53,205 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
 ) -> None:
     """Record and replay tool-calling evaluations through the Lobstack gateway."""
+
+
+def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
+    """Print one line to stderr and return the Exit to raise."""
+    text = " ".join(message.split())
+    printable = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
+    typer.echo(f"lobrec: {printable}", err=True)
+    return typer.Exit(code)
+
+
+def _run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine; SIGINT/SIGTERM cancel it so it can keep what finished and stop cleanly."""
+
+    async def main() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, task.cancel)
+        try:
+            return await coro
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(sig)
+
+    return asyncio.run(main())
+
+
+def _write(target: str, text: str) -> None:
+    """Write a report to a file, or to stdout for `-`."""
+    if target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _emit_reports(
+    run: RunResult,
+    suite: Any,
+    json_out: str | None,
+    markdown_out: str | None,
+    html_out: str | None,
+    leaderboard: bool,
+) -> None:
+    from rich.console import Console
+
+    from lobrec.core.results import encode_results
+
+    if json_out:
+        _write(json_out, encode_results(run).decode("utf-8"))
+    if markdown_out:
+        from lobrec.reports.markdown import render_markdown
+
+        _write(markdown_out, render_markdown(run))
+    if html_out:
+        from lobrec.reports.html import render_html
+
+        _write(html_out, render_html(run, suite))
+    if leaderboard:
+        from lobrec.reports.terminal import render_leaderboard
+
+        to_stdout = "-" not in (json_out, markdown_out, html_out)
+        render_leaderboard(run, Console(stderr=not to_stdout))
+
+
+@app.command()
+def record(
+    model: list[str] = typer.Option(..., "--model", "-m", help="Model to evaluate; repeat for several."),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API)."
+    ),
+    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Directory for cassettes."),
+    json_out: str | None = typer.Option(None, "--json", help="Write the results JSON here (- for stdout)."),
+    markdown_out: str | None = typer.Option(
+        None, "--markdown", help="Write the Markdown report here (- for stdout)."
+    ),
+    html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
+    missing: bool = typer.Option(
+        False, "--missing", help="Record only cases with no cassette yet, or a stale one."
+    ),
+    concurrency: int = typer.Option(
+        8, "--concurrency", min=1, max=256, help="Cases in flight at once, all models together."
+    ),
+    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
+    timeout: float = typer.Option(
+        120.0, "--timeout", min=0.01, help="Seconds without an answer before a request fails."
+    ),
+    retry_delays: str = typer.Option(
+        "1,2,4", "--retry-delays", help="Seconds between the retries (tests shrink these)."
+    ),
+) -> None:
+    """Run the suite against the gateway, judge every case, and record cassettes."""
+    from lobrec.errors import LobrecError
+    from lobrec.gateway import resolve_gateway
+    from lobrec.recording import RecordOptions
+    from lobrec.recording import record as record_run
+    from lobrec.reports.progress import RunProgress
+    from lobrec.runner import RetryPolicy
+    from lobrec.suite_file import load_suite
+
+    try:
+        delays = tuple(float(part) for part in retry_delays.split(",") if part.strip())
+    except ValueError:
+        raise fail(
+            f"--retry-delays {retry_delays!r}: expected seconds separated by commas, e.g. 1,2,4"
+        ) from None
+    try:
+        suite = load_suite(suite_path)
+        gateway = resolve_gateway(base_url)
+        options = RecordOptions(
+            models=list(dict.fromkeys(model)),
+            cassettes=cassettes,
+            case_ids=case,
+            missing=missing,
+            concurrency=concurrency,
+            policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
+        )
+        with RunProgress("recording", total=None) as progress:
+            outcome = _run_async(record_run(suite, gateway, options, progress))
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    done = sum(len(ids) for ids in outcome.recorded.values())
+    if outcome.interrupted:
+        typer.echo(
+            f"lobrec: interrupted; {done} cases recorded and kept. Resume with: "
+            + " ".join(["lobrec record", *(f"--model {m}" for m in options.models), "--missing"]),
+            err=True,
+        )
+        raise typer.Exit(Exit.INTERRUPTED)
+    if any(not m.has_scores for m in outcome.run.models):
+        raise typer.Exit(Exit.GATEWAY)
+
+
+@app.command()
+def rescore(
+    cassettes_dir: Path = typer.Argument(..., help="Directory of model cassette directories."),
+    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
+    json_out: str | None = typer.Option(None, "--json", help="Write the results JSON here (- for stdout)."),
+    markdown_out: str | None = typer.Option(
+        None, "--markdown", help="Write the Markdown report here (- for stdout)."
+    ),
+    html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    allow_stale: bool = typer.Option(
+        False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
+    ),
+) -> None:
+    """Re-judge recorded cassettes offline: no key, no network."""
+    from lobrec.errors import LobrecError
+    from lobrec.replay import rescore as rescore_run
+    from lobrec.reports.progress import RunProgress
+    from lobrec.suite_file import load_suite
+
+    try:
+        suite = load_suite(suite_path)
+        with RunProgress("rescoring", total=None) as progress:
+            outcome = _run_async(rescore_run(suite, cassettes_dir, progress))
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    incomplete = _incomplete_summary(outcome)
+    if incomplete:
+        for line in incomplete:
+            typer.echo(f"lobrec: {line}", err=True)
+        if not allow_stale:
+            raise typer.Exit(Exit.INCOMPLETE)
+
+
+def _incomplete_summary(outcome: Any) -> list[str]:
+    """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it."""
+    import shlex
+
+    lines = []
+    unreadable = {m.model: m.unreadable for m in outcome.models}
+    for result in outcome.run.models:
+        redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
+        bad = unreadable.get(result.model, [])
+        if not redo and not bad:
+            continue
+        parts = []
+        if redo:
+            parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
+        if bad:
+            parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
+        lines.append(
+            f"{result.model}: "
+            + "; ".join(parts)
+            + f". Record them with: lobrec record --model {shlex.quote(result.model)} --missing"
+        )
+    return lines
 
 
 def main() -> None:

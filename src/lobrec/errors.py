@@ -40,6 +40,10 @@ class GatewayError(LobrecError):
 class TransportFailure(GatewayError):
     """The request did not complete: network error, reset, or no answer within the time-out."""
 
+    def __init__(self, message: str, *, elapsed_ms: float = 0.0) -> None:
+        super().__init__(message)
+        self.elapsed_ms = elapsed_ms
+
 
 class CassetteError(LobrecError):
     """A cassette or manifest that cannot be trusted or read."""

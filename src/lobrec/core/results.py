@@ -20,7 +20,7 @@ class Record(msgspec.Struct, kw_only=True, frozen=True):
     """Base for result Structs: keyword-only and immutable."""
 
 
-class Mismatch(Record):
+class Mismatch(Record, kw_only=True):
     """Why a step failed, in words a person can act on.
 
     `path` points into the model's reply (`calls[1].arguments.path`) or names the step part
@@ -33,7 +33,7 @@ class Mismatch(Record):
     reason: str
 
 
-class CallRecord(Record):
+class CallRecord(Record, kw_only=True):
     """One call the model made, as the metrics see it."""
 
     name: str | None
@@ -46,7 +46,7 @@ class CallRecord(Record):
     schema_errors: list[str] = []
 
 
-class StepVerdict(Record):
+class StepVerdict(Record, kw_only=True):
     index: int
     expects: Literal["call", "no_call"]
     passed: bool
@@ -60,7 +60,7 @@ class StepVerdict(Record):
     """For a passing call step: for each expected call, the index of the model's call matched to it."""
 
 
-class ApiCall(Record):
+class ApiCall(Record, kw_only=True):
     """One HTTP attempt, from the runner's point of view (retries included)."""
 
     step: int
@@ -76,7 +76,7 @@ class ApiCall(Record):
     dropped_params: list[str] = []
 
 
-class CaseResult(Record):
+class CaseResult(Record, kw_only=True):
     id: str
     group: str
     status: CaseStatus
@@ -90,7 +90,7 @@ class CaseResult(Record):
         return self.status == "scored" and bool(self.steps) and all(step.passed for step in self.steps)
 
 
-class Rate(Record):
+class Rate(Record, kw_only=True):
     """A share with its counts; `rate` and the interval are percentages, None when total is 0."""
 
     rate: float | None
@@ -99,7 +99,7 @@ class Rate(Record):
     ci95: tuple[float, float] | None
 
 
-class Metrics(Record):
+class Metrics(Record, kw_only=True):
     overall: Rate
     right_tool: Rate
     valid_arguments: Rate
@@ -111,7 +111,7 @@ class Metrics(Record):
     cost_per_100_cases_usd: float | None
 
 
-class Counts(Record):
+class Counts(Record, kw_only=True):
     cases: int
     scored: int
     errored: int
@@ -119,12 +119,12 @@ class Counts(Record):
     unrecorded: int
 
 
-class SuiteRef(Record):
+class SuiteRef(Record, kw_only=True):
     name: str
     version: str
 
 
-class ModelResult(Record):
+class ModelResult(Record, kw_only=True):
     model: str
     suite: SuiteRef
     temperature_ignored: bool
@@ -138,7 +138,7 @@ class ModelResult(Record):
     cases: list[CaseResult]
 
 
-class RunResult(Record):
+class RunResult(Record, kw_only=True):
     results_format: int = RESULTS_FORMAT
     suite: SuiteRef
     models: list[ModelResult]

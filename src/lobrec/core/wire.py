@@ -58,15 +58,38 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     """Set when `tool_calls` itself is malformed (not a list): counts as a failed call attempt."""
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _loads(text: str | bytes) -> Any:
+    """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
 def _parse_call(index: int, item: Any) -> ObservedCall:
     if not isinstance(item, dict):
-        return ObservedCall(index=index, id=None, name=None, arguments_text=None, arguments=None,
-                            problem=f"tool call {index} is not an object", raw=item)
+        return ObservedCall(
+            index=index,
+            id=None,
+            name=None,
+            arguments_text=None,
+            arguments=None,
+            problem=f"tool call {index} is not an object",
+            raw=item,
+        )
     call_id = item.get("id") if isinstance(item.get("id"), str) else None
     function = item.get("function")
     if not isinstance(function, dict):
-        return ObservedCall(index=index, id=call_id, name=None, arguments_text=None, arguments=None,
-                            problem=f"tool call {index} has no function object", raw=item)
+        return ObservedCall(
+            index=index,
+            id=call_id,
+            name=None,
+            arguments_text=None,
+            arguments=None,
+            problem=f"tool call {index} has no function object",
+            raw=item,
+        )
     name = function.get("name") if isinstance(function.get("name"), str) else None
     text = function.get("arguments")
     if name is None:
@@ -74,24 +97,46 @@ def _parse_call(index: int, item: Any) -> ObservedCall:
     else:
         problem = None
     if not isinstance(text, str):
-        return ObservedCall(index=index, id=call_id, name=name, arguments_text=None, arguments=None,
-                            problem=problem or f"arguments of {name} are not a string", raw=item)
+        return ObservedCall(
+            index=index,
+            id=call_id,
+            name=name,
+            arguments_text=None,
+            arguments=None,
+            problem=problem or f"arguments of {name} are not a string",
+            raw=item,
+        )
     try:
-        parsed = json.loads(text)
+        parsed = _loads(text)
     except (ValueError, RecursionError):
-        return ObservedCall(index=index, id=call_id, name=name, arguments_text=text, arguments=None,
-                            problem=problem or f"arguments of {name} are not valid JSON", raw=item)
+        return ObservedCall(
+            index=index,
+            id=call_id,
+            name=name,
+            arguments_text=text,
+            arguments=None,
+            problem=problem or f"arguments of {name} are not valid JSON",
+            raw=item,
+        )
     if not isinstance(parsed, dict):
-        return ObservedCall(index=index, id=call_id, name=name, arguments_text=text, arguments=None,
-                            problem=problem or f"arguments of {name} are JSON but not an object", raw=item)
-    return ObservedCall(index=index, id=call_id, name=name, arguments_text=text, arguments=parsed,
-                        problem=problem, raw=item)
+        return ObservedCall(
+            index=index,
+            id=call_id,
+            name=name,
+            arguments_text=text,
+            arguments=None,
+            problem=problem or f"arguments of {name} are JSON but not an object",
+            raw=item,
+        )
+    return ObservedCall(
+        index=index, id=call_id, name=name, arguments_text=text, arguments=parsed, problem=problem, raw=item
+    )
 
 
 def parse_completion(body: bytes) -> Reply:
     """Read a 200 body as a chat completion; raise GatewayError when it is not one."""
     try:
-        data = json.loads(body)
+        data = _loads(body)
     except (ValueError, RecursionError):
         raise GatewayError(f"the gateway's 200 body is not JSON ({len(body)} bytes)") from None
     if not isinstance(data, dict):
@@ -108,9 +153,15 @@ def parse_completion(body: bytes) -> Reply:
     if tool_calls is None:
         return Reply(model=model, content=content, calls=[])
     if not isinstance(tool_calls, list):
-        return Reply(model=model, content=content, calls=[],
-                     tool_calls_problem=f"tool_calls is {type(tool_calls).__name__}, not a list")
-    return Reply(model=model, content=content, calls=[_parse_call(i, item) for i, item in enumerate(tool_calls)])
+        return Reply(
+            model=model,
+            content=content,
+            calls=[],
+            tool_calls_problem=f"tool_calls is {type(tool_calls).__name__}, not a list",
+        )
+    return Reply(
+        model=model, content=content, calls=[_parse_call(i, item) for i, item in enumerate(tool_calls)]
+    )
 
 
 def assistant_message(reply: Reply) -> dict[str, Any]:

@@ -1,0 +1,224 @@
+"""Cassettes on disk: one JSON file per case per model, a manifest per model directory.
+
+Layout::
+
+    cassettes/<model-dir>/manifest.json
+    cassettes/<model-dir>/<case-id>.json
+
+`<model-dir>` is the model string percent-encoded (`openai/gpt-4o` -> `openai%2Fgpt-4o`), so any
+model name maps to one safe directory and back. Cassette files keep vcrpy's layout
+(`{"version": 1, "interactions": [...]}`) but are read and written by lobrec's persister:
+
+- reads are strict (msgspec Structs, unknown fields are errors), capped in size, and refuse
+  symlinks, so a contributed cassette cannot run code, read outside its folder, or exhaust memory;
+- writes are atomic (temporary file, fsync, rename), so a killed run leaves only whole files;
+- every error is a `CassetteError` naming the file: vcrpy's own loader would treat an undecodable
+  cassette as empty and silently re-record over it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote
+
+import msgspec
+
+from lobrec.core.suite import Case, Suite
+from lobrec.errors import CassetteError, ConfigError
+
+MAX_CASSETTE_BYTES = 16 * 1024 * 1024
+"""A cassette larger than this is refused unread (a reply is capped well below it)."""
+
+MANIFEST = "manifest.json"
+CASSETTE_FORMAT_VERSION = 1
+_CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+def model_dir_name(model: str) -> str:
+    """A reversible, path-safe directory name for any model string."""
+    if not model or len(model) > 200 or "\x00" in model:
+        raise ConfigError(f"model name {model!r} cannot be used: empty, too long or containing NUL")
+    name = quote(model, safe="")
+    if name.startswith("."):
+        name = "%2E" + name[1:]
+    return name
+
+
+def model_from_dir_name(name: str) -> str:
+    return unquote(name)
+
+
+def case_file_name(case_id: str) -> str:
+    if not _CASE_ID.match(case_id) or ".." in case_id:
+        raise ConfigError(f"case id {case_id!r} cannot name a cassette file")
+    return f"{case_id}.json"
+
+
+# --- the file format ------------------------------------------------------------------------------
+
+
+class _Strict(msgspec.Struct, forbid_unknown_fields=True):
+    pass
+
+
+class RecordedRequest(_Strict):
+    method: str
+    uri: str
+    body: str | None
+    headers: dict[str, list[str]]
+
+
+class Status(_Strict):
+    code: int
+    message: str
+
+
+class Body(_Strict):
+    string: str
+
+
+class RecordedResponse(_Strict):
+    status: Status
+    headers: dict[str, list[str]]
+    body: Body
+
+
+class Interaction(_Strict):
+    request: RecordedRequest
+    response: RecordedResponse
+
+
+class CassetteFile(_Strict):
+    version: int
+    interactions: list[Interaction]
+
+
+class ManifestCase(_Strict):
+    fingerprint: str
+
+
+class ManifestSuite(_Strict):
+    name: str
+    version: str
+
+
+class Manifest(_Strict):
+    model: str
+    suite: ManifestSuite
+    lobrec_version: str
+    started_at: str
+    finished_at: str | None = None
+    cases: dict[str, ManifestCase] = {}
+
+
+_cassette_decoder = msgspec.json.Decoder(CassetteFile)
+_manifest_decoder = msgspec.json.Decoder(Manifest)
+_encoder = msgspec.json.Encoder()
+
+
+def encode_pretty(value: Any) -> bytes:
+    return msgspec.json.format(_encoder.encode(value), indent=2) + b"\n"
+
+
+# --- safe reading and atomic writing --------------------------------------------------------------
+
+
+def read_capped(path: Path, limit: int = MAX_CASSETTE_BYTES) -> bytes:
+    """Read a regular file, never through a symlink, never more than `limit` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno is not None and os.path.islink(path):
+            raise CassetteError(f"{path}: is a symlink; cassettes must be regular files") from None
+        raise CassetteError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise CassetteError(f"{path}: not a regular file")
+        if info.st_size > limit:
+            raise CassetteError(f"{path}: {info.st_size} bytes is over the {limit}-byte cassette limit")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise CassetteError(f"{path}: over the {limit}-byte cassette limit")
+    return data
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary file in the same folder, fsync, then rename: never a half file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def decode_cassette(data: bytes, path: Path) -> CassetteFile:
+    try:
+        cassette = _cassette_decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise CassetteError(f"{path}: not a cassette: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise CassetteError(f"{path}: not valid JSON: {exc}") from None
+    if cassette.version != CASSETTE_FORMAT_VERSION:
+        raise CassetteError(f"{path}: cassette format version {cassette.version}, expected 1")
+    return cassette
+
+
+def load_cassette_file(path: Path) -> CassetteFile:
+    return decode_cassette(read_capped(path), path)
+
+
+def load_manifest(directory: Path) -> Manifest:
+    path = directory / MANIFEST
+    try:
+        return _manifest_decoder.decode(read_capped(path, limit=4 * 1024 * 1024))
+    except msgspec.ValidationError as exc:
+        raise CassetteError(f"{path}: not a manifest: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise CassetteError(f"{path}: not valid JSON: {exc}") from None
+
+
+def save_manifest(directory: Path, manifest: Manifest) -> None:
+    write_atomic(directory / MANIFEST, encode_pretty(manifest))
+
+
+# --- what a case's recording depends on -----------------------------------------------------------
+
+
+def case_fingerprint(suite: Suite, case: Case) -> str:
+    """A hash of everything a case sends: messages, offered tools, scripted tool results.
+
+    Checks and reference answers are left out on purpose: changing a check re-judges a recording,
+    it does not invalidate it.
+    """
+    content = {
+        "messages": case.messages,
+        "tools": suite.offered_tools(case),
+        "results": [[call.result for call in getattr(step, "calls", [])] for step in case.steps],
+    }
+    return "sha256:" + hashlib.sha256(_encoder.encode(content)).hexdigest()
+
+
+def model_directories(root: Path) -> list[Path]:
+    """Model directories under `root` (those holding a manifest), sorted by model name."""
+    if not root.is_dir():
+        raise CassetteError(f"{root}: no such cassette directory")
+    found = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).exists()]
+    return sorted(found, key=lambda p: model_from_dir_name(p.name))

@@ -1,0 +1,136 @@
+"""Argument checks: each kind tests what the request asked for, not the model's wording.
+
+One function per kind, dispatched by `match` on the tagged union so an unhandled kind fails type
+checking. Every comparison is a JSON comparison (`json_equal`), and an argument whose value is null
+counts as left out, for every kind.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any, assert_never
+
+from lobrec.core.jsonvalue import is_number, json_equal, json_type, preview
+from lobrec.core.results import Mismatch
+from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
+
+_MISSING = object()
+
+
+@functools.lru_cache(maxsize=1024)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """A check's regex: case-insensitive, searched anywhere in the string."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def describe(check: Check) -> str:
+    """The check as a person would write it, for expected-vs-got messages."""
+    match check:
+        case Eq(value=value):
+            return f"= {preview(value)}"
+        case Subset(value=value):
+            return f"includes {preview(value)}"
+        case Regex(pattern=pattern):
+            return f"matches /{pattern}/i"
+        case OneOf(values=values):
+            return "one of " + ", ".join(preview(v) for v in values)
+        case Contains(value=value):
+            return f"contains {preview(value)}"
+        case Present():
+            return "present"
+        case Absent():
+            return "absent"
+        case Range(min=low, max=high):
+            low_text = "-inf" if low is None else f"{low:g}"
+            high_text = "+inf" if high is None else f"{high:g}"
+            return f"a number in [{low_text}, {high_text}]"
+        case _:
+            assert_never(check)
+
+
+def _array_includes(got: list[Any], wanted: list[Any]) -> bool:
+    """Every wanted item is matched by a distinct equal item (greedy is exact for an equivalence)."""
+    unused = list(got)
+    for item in wanted:
+        for position, candidate in enumerate(unused):
+            if json_equal(candidate, item):
+                del unused[position]
+                break
+        else:
+            return False
+    return True
+
+
+def _failure(check: Check, got: Any) -> str | None:
+    """Why `got` fails the check, or None when it holds. `got` is _MISSING when left out."""
+    given = got is not _MISSING
+    match check:
+        case Eq(value=value):
+            if value is None:
+                return None if not given else "should be left out"
+            if not given:
+                return "missing"
+            return None if json_equal(got, value) else "not equal"
+        case Subset(value=value):
+            if not given:
+                return "missing"
+            if isinstance(value, dict):
+                if not isinstance(got, dict):
+                    return f"expected an object, got {json_type(got)}"
+                for key, wanted in value.items():
+                    if not json_equal(got.get(key), wanted):
+                        return f"key {key!r} is {preview(got.get(key))}, expected {preview(wanted)}"
+                return None
+            if not isinstance(got, list):
+                return f"expected an array, got {json_type(got)}"
+            return None if _array_includes(got, value) else "does not include every listed item"
+        case Regex(pattern=pattern):
+            if not given:
+                return "missing"
+            if not isinstance(got, str):
+                return f"expected a string, got {json_type(got)}"
+            return None if compile_pattern(pattern).search(got) else "does not match"
+        case OneOf(values=values):
+            if not given:
+                return None if any(v is None for v in values) else "missing"
+            return None if any(json_equal(got, v) for v in values) else "not one of the allowed values"
+        case Contains(value=value):
+            if not given:
+                return "missing"
+            if not isinstance(got, str):
+                return f"expected a string, got {json_type(got)}"
+            return None if value.casefold() in got.casefold() else "does not contain it"
+        case Present():
+            return None if given else "missing"
+        case Absent():
+            return None if not given else "should be left out"
+        case Range(min=low, max=high):
+            if not given:
+                return "missing"
+            if not is_number(got):
+                return f"expected a number, got {json_type(got)}"
+            if (low is not None and got < low) or (high is not None and got > high) or got != got:
+                return "out of range"
+            return None
+        case _:
+            assert_never(check)
+
+
+def run_check(check: Check, arguments: dict[str, Any]) -> Mismatch | None:
+    """Apply one check to a call's parsed arguments; a Mismatch says why it failed."""
+    value = arguments.get(check.arg)
+    got = _MISSING if value is None else value
+    reason = _failure(check, got)
+    if reason is None:
+        return None
+    return Mismatch(
+        path=f"arguments.{check.arg}",
+        expected=describe(check),
+        got=None if got is _MISSING else got,
+        reason=f"{check.arg}: {reason}",
+    )
+
+
+def failed_checks(checks: list[Check], arguments: dict[str, Any]) -> list[Mismatch]:
+    return [m for m in (run_check(check, arguments) for check in checks) if m is not None]

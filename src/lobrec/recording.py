@@ -1,0 +1,180 @@
+"""Live mode: run the suite against the gateway and record every exchange into cassettes.
+
+Each case of each model runs in its own task with its own cassette; a cassette is saved (atomically)
+only when its case has finished, scored or errored, and the model's manifest right after it. An
+interrupted run therefore leaves whole cassettes for finished cases and nothing for the rest, and
+`--missing` resumes it. Cases not run now (`--case`, `--missing`) are scored from their existing
+cassettes through replay, so the results always cover the whole suite.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from lobrec import __version__
+from lobrec.cassettes import (
+    Manifest,
+    ManifestCase,
+    ManifestSuite,
+    case_file_name,
+    case_fingerprint,
+    load_manifest,
+    model_dir_name,
+    save_manifest,
+)
+from lobrec.core.results import CaseResult, RunResult
+from lobrec.core.suite import Case, Suite
+from lobrec.errors import CassetteError, ConfigError, VersionMismatch
+from lobrec.gateway import Gateway
+from lobrec.replay import ReplayModel, build_run_result, replay_client
+from lobrec.runner import Progress, RetryPolicy, run_case, run_jobs
+from lobrec.transport import MAX_REPLY_BYTES, CassetteTransport, new_for_recording, save, using
+
+
+@dataclass(kw_only=True)
+class RecordOptions:
+    models: list[str]
+    cassettes: Path = Path("cassettes")
+    case_ids: list[str] = field(default_factory=list)
+    missing: bool = False
+    concurrency: int = 8
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    max_reply_bytes: int = MAX_REPLY_BYTES
+
+
+@dataclass(kw_only=True)
+class RecordOutcome:
+    run: RunResult
+    recorded: dict[str, list[str]]
+    """Per model, the ids of the cases recorded by this run."""
+    interrupted: bool
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+
+
+def _open_manifest(directory: Path, suite: Suite, model: str) -> Manifest:
+    fresh = Manifest(
+        model=model,
+        suite=ManifestSuite(name=suite.name, version=suite.version),
+        lobrec_version=__version__,
+        started_at=_now(),
+    )
+    if not (directory / "manifest.json").exists():
+        return fresh
+    old = load_manifest(directory)
+    if old.model != model:
+        raise CassetteError(f"{directory}/manifest.json: records model {old.model!r}, not {model!r}")
+    if old.suite.version.split(".")[0] != suite.version.split(".")[0]:
+        raise VersionMismatch(
+            f"{directory}: recorded on suite {old.suite.version}, the suite is {suite.version}; "
+            "a new major version needs a new cassette directory"
+        )
+    return Manifest(
+        model=model,
+        suite=fresh.suite,
+        lobrec_version=__version__,
+        started_at=fresh.started_at,
+        cases=dict(old.cases),
+    )
+
+
+def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
+    cases = suite.cases
+    if options.case_ids:
+        unknown = sorted(set(options.case_ids) - {case.id for case in suite.cases})
+        if unknown:
+            raise ConfigError(f"no such case in suite {suite.version}: {', '.join(unknown)}")
+        cases = [case for case in cases if case.id in options.case_ids]
+    if options.missing:
+        cases = [case for case in cases if _needs_recording(suite, case, directory, manifest)]
+    return cases
+
+
+def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manifest) -> bool:
+    entry = manifest.cases.get(case.id)
+    if not (directory / case_file_name(case.id)).exists() or entry is None:
+        return True
+    return entry.fingerprint != case_fingerprint(suite, case)
+
+
+async def record(
+    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None = None
+) -> RecordOutcome:
+    progress = progress or Progress()
+    results: dict[str, dict[str, CaseResult]] = {model: {} for model in options.models}
+    manifests: dict[str, Manifest] = {}
+    directories: dict[str, Path] = {}
+    jobs = []
+    headers = {"accept-encoding": "identity", "content-type": "application/json"}
+    if gateway.api_key:
+        headers["authorization"] = f"Bearer {gateway.api_key}"
+    inner = httpx.AsyncHTTPTransport(
+        limits=httpx.Limits(max_connections=max(1, options.concurrency)), retries=0
+    )
+    transport = CassetteTransport(
+        inner, secrets=(gateway.api_key or "",), max_reply_bytes=options.max_reply_bytes
+    )
+    timeout = httpx.Timeout(options.policy.timeout_s, pool=None)
+    recorded: dict[str, list[str]] = {model: [] for model in options.models}
+
+    async with httpx.AsyncClient(
+        transport=transport, timeout=timeout, headers=headers, trust_env=False
+    ) as client:
+        for model in options.models:
+            directory = options.cassettes / model_dir_name(model)
+            directories[model] = directory
+            manifests[model] = _open_manifest(directory, suite, model)
+            save_manifest(directory, manifests[model])
+            for case in _select(suite, options, directory, manifests[model]):
+                jobs.append(
+                    _job(
+                        client,
+                        gateway,
+                        suite,
+                        case,
+                        model,
+                        directory,
+                        manifests,
+                        results,
+                        recorded,
+                        options,
+                        progress,
+                    )
+                )
+        completed = await run_jobs(jobs, options.concurrency)
+
+    for model in options.models:
+        if completed:
+            manifests[model].finished_at = _now()
+        save_manifest(directories[model], manifests[model])
+
+    async with replay_client() as client:
+        for model in options.models:
+            replay = ReplayModel(model=model, directory=directories[model], manifest=manifests[model])
+            for case in suite.cases:
+                if case.id not in results[model]:
+                    results[model][case.id] = await replay.replay_case(client, suite, case)
+    run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
+    return RecordOutcome(run=run, recorded=recorded, interrupted=not completed)
+
+
+def _job(client, gateway, suite, case, model, directory, manifests, results, recorded, options, progress):
+    async def job() -> None:
+        progress.started(model, case.id)
+        cassette = new_for_recording(directory / case_file_name(case.id))
+        with using(cassette):
+            result = await run_case(client, gateway.chat_url, suite, case, model, policy=options.policy)
+        save(cassette)
+        manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(suite, case))
+        save_manifest(directory, manifests[model])
+        results[model][case.id] = result
+        recorded[model].append(case.id)
+        progress.finished(model, result)
+
+    return job

@@ -1,0 +1,180 @@
+"""Replay mode: re-judge recorded cassettes offline, through the same runner and judge as live mode.
+
+No key, no network: the replay client's transport has nothing underneath it, and the socket layer
+is shut for the duration, so any attempt to reach a network fails loudly. Recorded retries replay
+without sleeping; latency and cost come from the recorded headers.
+
+Across suite versions: another major version is refused; within a major version every case is
+re-judged with the current checks. A case whose request content changed since it was recorded (its
+fingerprint in the manifest differs, or the runner asks for a request the cassette lacks, e.g. a
+chain that now goes further) is `stale`; a case with no cassette is `unrecorded`. Both are left out of
+every rate and listed so they can be recorded again with `lobrec record --model X --missing`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from lobrec.cassettes import (
+    Manifest,
+    case_file_name,
+    case_fingerprint,
+    load_manifest,
+    model_dir_name,
+    model_directories,
+    model_from_dir_name,
+)
+from lobrec.core.metrics import model_result
+from lobrec.core.results import CaseResult, RunResult, SuiteRef
+from lobrec.core.suite import Case, Suite
+from lobrec.errors import CassetteError, VersionMismatch
+from lobrec.runner import Progress, no_sleep, run_case, run_jobs, temperature_ignored
+from lobrec.transport import CassetteTransport, open_for_replay, using
+
+REPLAY_URL = "http://replay.invalid/v1/chat/completions"
+
+
+@contextlib.asynccontextmanager
+async def replay_client() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(transport=CassetteTransport(None), trust_env=False) as client:
+        yield client
+
+
+class NetworkShut(RuntimeError):
+    """Replay tried to open a socket."""
+
+
+@contextlib.contextmanager
+def sockets_shut() -> Iterator[None]:
+    """Make any connection attempt in this process raise while replaying."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise NetworkShut("replay tried to reach the network; replay must be offline")
+
+    saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo)
+    socket.socket.connect = refuse  # type: ignore[method-assign]
+    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
+    socket.create_connection = refuse  # type: ignore[assignment]
+    socket.getaddrinfo = refuse  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo = saved  # type: ignore[method-assign,assignment]
+
+
+@dataclass(kw_only=True)
+class ReplayModel:
+    """One model directory being replayed."""
+
+    model: str
+    directory: Path
+    manifest: Manifest | None
+    problem: str | None = None
+    """Set when the whole directory is unusable (bad manifest): every case is errored with it."""
+    unreadable: list[str] = field(default_factory=list)
+    """Ids of cases whose cassette (or manifest) could not be read."""
+
+    async def replay_case(self, client: httpx.AsyncClient, suite: Suite, case: Case) -> CaseResult:
+        def status(kind: str, reason: str) -> CaseResult:
+            return CaseResult(id=case.id, group=case.group, status=kind, reason=reason)  # type: ignore[arg-type]
+
+        if self.problem is not None:
+            self.unreadable.append(case.id)
+            return status("errored", self.problem)
+        path = self.directory / case_file_name(case.id)
+        if not path.exists() and not path.is_symlink():
+            return status("unrecorded", "no cassette")
+        entry = self.manifest.cases.get(case.id) if self.manifest else None
+        if entry is None:
+            return status("stale", f"{path}: not listed in the manifest")
+        if entry.fingerprint != case_fingerprint(suite, case):
+            return status(
+                "stale", "the case's messages, tools or scripted results changed since it was recorded"
+            )
+        try:
+            cassette = open_for_replay(path)
+        except CassetteError as exc:
+            self.unreadable.append(case.id)
+            return status("errored", str(exc))
+        with using(cassette):
+            return await run_case(client, REPLAY_URL, suite, case, self.model, sleep=no_sleep)
+
+
+def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
+    """Read a model directory's manifest; a bad one errors every case of that directory, not the run."""
+    fallback = model_from_dir_name(directory.name)
+    try:
+        manifest = load_manifest(directory)
+    except CassetteError as exc:
+        return ReplayModel(model=fallback, directory=directory, manifest=None, problem=str(exc))
+    try:
+        expected_dir = model_dir_name(manifest.model)
+    except Exception as exc:
+        return ReplayModel(
+            model=fallback, directory=directory, manifest=None, problem=f"{directory}/manifest.json: {exc}"
+        )
+    if expected_dir != directory.name:
+        return ReplayModel(
+            model=fallback,
+            directory=directory,
+            manifest=None,
+            problem=f"{directory}/manifest.json: model {manifest.model!r} does not belong in this directory",
+        )
+    if manifest.suite.version.split(".")[0] != suite.version.split(".")[0]:
+        raise VersionMismatch(
+            f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
+            f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged"
+        )
+    return ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
+
+
+def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) -> RunResult:
+    """Per-model metrics, models sorted by name, so record and rescore give identical files."""
+    models = [
+        model_result(suite, model, cases, temperature_ignored(cases))
+        for model, cases in sorted(cases_by_model.items())
+    ]
+    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
+
+
+@dataclass(kw_only=True)
+class RescoreOutcome:
+    run: RunResult
+    models: list[ReplayModel] = field(default_factory=list)
+
+
+async def rescore(
+    suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8
+) -> RescoreOutcome:
+    progress = progress or Progress()
+    models = [open_model_directory(directory, suite) for directory in model_directories(root)]
+    results: dict[str, dict[str, CaseResult]] = {m.model: {} for m in models}
+
+    with sockets_shut():
+        async with replay_client() as client:
+            jobs = [
+                _job(client, suite, case, replay, results, progress)
+                for replay in models
+                for case in suite.cases
+            ]
+            await run_jobs(jobs, concurrency)
+    order = {case.id: n for n, case in enumerate(suite.cases)}
+    by_model = {model: sorted(found.values(), key=lambda r: order[r.id]) for model, found in results.items()}
+    return RescoreOutcome(run=build_run_result(suite, by_model), models=models)
+
+
+def _job(client, suite, case, replay, results, progress):
+    async def job() -> None:
+        progress.started(replay.model, case.id)
+        result = await replay.replay_case(client, suite, case)
+        results[replay.model][case.id] = result
+        progress.finished(replay.model, result)
+
+    return job

@@ -1,0 +1,236 @@
+"""Running a case: steps in order through an httpx client, the retry rule, chains.
+
+This is the one code path for live and replay: the client's transport decides whether answers come
+from the network (recorded as they pass) or from a cassette. The runner never sees httpx's
+exceptions; the transport turns them into `TransportFailure` / `GatewayError` / `CassetteMiss`.
+
+The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
+or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result; an
+error status other than those, or a request that still fails, errors the case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import msgspec
+
+from lobrec.core import wire
+from lobrec.core.judge import judge_step
+from lobrec.core.results import ApiCall, CaseResult, StepVerdict
+from lobrec.core.suite import CallStep, Case, Message, Suite
+from lobrec.errors import CassetteMiss, GatewayError, TransportFailure
+from lobrec.transport import ELAPSED_HEADER
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_RETRY_DELAYS_S = (1.0, 2.0, 4.0)
+COST_HEADER = "x-lobstack-cost-usd"
+DROPPED_PARAMS_HEADER = "x-lobstack-dropped-params"
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+async def no_sleep(_: float) -> None:
+    """Replay's sleep: recorded retries replay at once."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RetryPolicy:
+    """The methodology's defaults; tests shrink them through `--retry-delays`/`--timeout`, never here."""
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    delays_s: tuple[float, ...] = DEFAULT_RETRY_DELAYS_S
+
+
+@dataclass(kw_only=True)
+class _Attempts:
+    step: int
+    calls: list[ApiCall] = field(default_factory=list)
+
+
+def _cost(response: httpx.Response) -> float | None:
+    value = response.headers.get(COST_HEADER)
+    if value is None:
+        return None
+    try:
+        cost = float(value)
+    except ValueError:
+        return None
+    return cost if cost == cost and cost >= 0 else None
+
+
+def _dropped(response: httpx.Response) -> list[str]:
+    value = response.headers.get(DROPPED_PARAMS_HEADER, "")
+    return sorted({part.strip() for part in value.split(",") if part.strip()})
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The gateway's own error message, shortened, for an errored case's reason."""
+    try:
+        data: Any = response.json()
+        message = data["error"]["message"]
+        if isinstance(message, str):
+            return message[:200]
+    except (ValueError, KeyError, TypeError):
+        pass
+    return response.reason_phrase or "error"
+
+
+class CaseErrored(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def _post_with_retries(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    step: int,
+    attempts: list[ApiCall],
+    policy: RetryPolicy,
+    sleep: Sleep,
+) -> httpx.Response:
+    tries = 1 + len(policy.delays_s)
+    for attempt in range(tries):
+        last = attempt == tries - 1
+        try:
+            response = await client.post(url, content=body)
+        except TransportFailure as exc:
+            attempts.append(
+                ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=exc.elapsed_ms)
+            )
+            if last:
+                raise CaseErrored(f"step {step}: the request failed {tries} times; last: {exc}") from None
+            await sleep(policy.delays_s[attempt])
+            continue
+        except GatewayError as exc:
+            attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=0.0))
+            raise CaseErrored(f"step {step}: {exc}") from None
+        latency = float(response.headers.get(ELAPSED_HEADER, "0"))
+        call = ApiCall(
+            step=step,
+            attempt=attempt,
+            status=response.status_code,
+            latency_ms=latency,
+            cost_usd=_cost(response),
+            dropped_params=_dropped(response),
+        )
+        if response.status_code in RETRY_STATUSES:
+            attempts.append(call)
+            if last:
+                raise CaseErrored(f"step {step}: the gateway answered {response.status_code} {tries} times")
+            await sleep(policy.delays_s[attempt])
+            continue
+        if response.status_code != 200:
+            attempts.append(call)
+            raise CaseErrored(
+                f"step {step}: the gateway answered {response.status_code}: {_error_message(response)}"
+            )
+        attempts.append(call)
+        return response
+    raise AssertionError("unreachable")
+
+
+def _next_messages(
+    messages: list[Message | dict[str, Any]], step: CallStep, reply: wire.Reply, verdict: StepVerdict
+) -> list[Message | dict[str, Any]]:
+    """The model's own calls, then each call's scripted result, in the order the model called."""
+    result_for = {
+        observed: step.calls[expected].result or "" for expected, observed in enumerate(verdict.pairing)
+    }
+    tool_messages = [wire.tool_message(reply.calls[j], result_for[j]) for j in sorted(result_for)]
+    return [*messages, wire.assistant_message(reply), *tool_messages]
+
+
+async def run_case(
+    client: httpx.AsyncClient,
+    url: str,
+    suite: Suite,
+    case: Case,
+    model: str,
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    sleep: Sleep = asyncio.sleep,
+) -> CaseResult:
+    """Run every step of a case (a chain stops at its first failing step) and judge each."""
+    offered = suite.offered_tools(case)
+    messages: list[Message | dict[str, Any]] = list(case.messages)
+    verdicts: list[StepVerdict] = []
+    attempts: list[ApiCall] = []
+
+    def result(status: str, reason: str | None = None) -> CaseResult:
+        return CaseResult(
+            id=case.id,
+            group=case.group,
+            status=status,
+            reason=reason,  # type: ignore[arg-type]
+            steps=verdicts,
+            api_calls=attempts,
+        )
+
+    for index, step in enumerate(case.steps):
+        body = wire.request_body(model, messages, offered)
+        try:
+            response = await _post_with_retries(client, url, body, index, attempts, policy, sleep)
+            reply = wire.parse_completion(response.content)
+        except CaseErrored as exc:
+            return result("errored", exc.reason)
+        except CassetteMiss as exc:
+            return result("stale", f"step {index}: {exc}")
+        except GatewayError as exc:
+            return result("errored", f"step {index}: {exc}")
+        attempts[-1] = _judged(attempts[-1], reply.model)
+        verdict = judge_step(step, reply, offered, index)
+        verdicts.append(verdict)
+        if not verdict.passed or index == len(case.steps) - 1 or not isinstance(step, CallStep):
+            break
+        messages = _next_messages(messages, step, reply, verdict)
+    return result("scored")
+
+
+def _judged(call: ApiCall, answered_by: str | None) -> ApiCall:
+    return msgspec.structs.replace(call, judged=True, answered_by=answered_by)
+
+
+def temperature_ignored(cases: Sequence[CaseResult]) -> bool:
+    """The gateway said it dropped temperature on any judged call of the model."""
+    return any(
+        "temperature" in call.dropped_params for case in cases for call in case.api_calls if call.judged
+    )
+
+
+class Progress:
+    """What a run reports as it goes; the CLI draws a progress bar from it. Defaults do nothing."""
+
+    def started(self, model: str, case_id: str) -> None:
+        """A case began."""
+
+    def finished(self, model: str, result: CaseResult) -> None:
+        """A case ended (scored, errored, stale or unrecorded)."""
+
+
+async def run_jobs(jobs: Sequence[Callable[[], Awaitable[None]]], concurrency: int) -> bool:
+    """Run jobs with at most `concurrency` at once. Returns False when the run was cancelled
+    (Ctrl-C, SIGTERM): unfinished jobs are cancelled and awaited, finished ones are kept."""
+    limit = asyncio.Semaphore(max(1, concurrency))
+
+    async def bounded(job: Callable[[], Awaitable[None]]) -> None:
+        async with limit:
+            await job()
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for job in jobs:
+                group.create_task(bounded(job))
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        return False
+    return True

@@ -1,0 +1,272 @@
+"""The seam between the runner and the network: an httpx transport that records or replays.
+
+The runner always talks through `CassetteTransport`; live recording and offline replay differ only
+in whether it has a real transport underneath. Each request goes to vcrpy's `Cassette` for the case
+being run, found through a ContextVar that each case's task sets. vcrpy's own patching of httpx is
+process-wide, so concurrent cases would mix their recordings, and a replay miss could reach the
+real network; this transport patches nothing.
+
+Things vcrpy does not record are added here:
+- the wall time of each exchange, as the response header `x-lobrec-elapsed-ms`;
+- an attempt that got no response (time-out, reset), as a pseudo-response with status 599 and the
+  error in `x-lobrec-error`, so replay raises the same failure and the retry rule replays exactly.
+
+httpx's exceptions stop here: the runner sees `TransportFailure`, `GatewayError` or `CassetteMiss`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+from vcr import serialize as vcr_serialize
+from vcr.cassette import Cassette
+from vcr.matchers import method, raw_body
+from vcr.persisters.filesystem import CassetteNotFoundError
+from vcr.record_mode import RecordMode
+from vcr.request import Request as VcrRequest
+
+from lobrec.cassettes import MAX_CASSETTE_BYTES, CassetteFile, encode_pretty, read_capped, write_atomic
+from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
+
+ELAPSED_HEADER = "x-lobrec-elapsed-ms"
+ERROR_HEADER = "x-lobrec-error"
+NO_RESPONSE_STATUS = 599
+REPLY_TOO_LARGE = "ReplyTooLarge"
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded)."""
+
+RECORDED_REQUEST_HEADERS = ("content-type",)
+"""The only request headers a cassette keeps: never Authorization, never anything carrying the key."""
+
+DROPPED_RESPONSE_HEADERS = frozenset(
+    {"set-cookie", "authorization", "proxy-authorization", "www-authenticate"}
+)
+
+MATCH_ON = (method, raw_body)
+"""Requests match on method and exact body bytes (which hold the model and every message)."""
+
+_current: contextvars.ContextVar[Cassette] = contextvars.ContextVar("lobrec_cassette")
+
+
+class MsgspecSerializer:
+    """vcrpy serializer: strict msgspec decoding into the cassette Structs, pretty JSON out."""
+
+    @staticmethod
+    def serialize(cassette_dict: dict[str, Any]) -> str:
+        return encode_pretty(cassette_dict).decode("utf-8")
+
+    @staticmethod
+    def deserialize(cassette_string: str) -> dict[str, Any]:
+        data = msgspec.json.decode(cassette_string, type=CassetteFile)
+        return msgspec.to_builtins(data)
+
+
+class SafePersister:
+    """vcrpy persister: capped, symlink-refusing reads; atomic writes; errors that name the file."""
+
+    @staticmethod
+    def load_cassette(cassette_path: str | Path, serializer: Any) -> tuple[list[Any], list[Any]]:
+        path = Path(cassette_path)
+        if not path.exists() and not path.is_symlink():
+            raise CassetteNotFoundError()
+        data = read_capped(path, MAX_CASSETTE_BYTES)
+        try:
+            text = data.decode("utf-8")
+            return vcr_serialize.deserialize(text, serializer)
+        except UnicodeDecodeError:
+            raise CassetteError(f"{path}: not UTF-8 text") from None
+        except msgspec.ValidationError as exc:
+            raise CassetteError(f"{path}: not a cassette: {exc}") from None
+        except msgspec.DecodeError as exc:
+            raise CassetteError(f"{path}: not valid JSON: {exc}") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise CassetteError(f"{path}: not a cassette: {exc}") from None
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
+        text = vcr_serialize.serialize(cassette_dict, serializer)
+        write_atomic(Path(cassette_path), text.encode("utf-8"))
+
+
+def open_for_replay(path: Path) -> Cassette:
+    """Load a recorded cassette for playback in vcrpy's record mode `none`: a miss raises."""
+    if not path.exists() and not path.is_symlink():
+        raise CassetteError(f"{path}: no cassette")
+    cassette = Cassette.load(
+        path=str(path),
+        serializer=MsgspecSerializer,
+        persister=SafePersister,
+        record_mode=RecordMode.NONE,
+        match_on=MATCH_ON,
+    )
+    return cassette
+
+
+def new_for_recording(path: Path) -> Cassette:
+    """An empty cassette that records every exchange (an older recording is replaced on save)."""
+    return Cassette(
+        path=str(path),
+        serializer=MsgspecSerializer,
+        persister=SafePersister,
+        record_mode=RecordMode.ALL,
+        match_on=MATCH_ON,
+    )
+
+
+def save(cassette: Cassette) -> None:
+    SafePersister.save_cassette(
+        cassette.path, {"requests": cassette.requests, "responses": cassette.responses}, MsgspecSerializer
+    )
+
+
+@contextlib.contextmanager
+def using(cassette: Cassette) -> Iterator[Cassette]:
+    """Route this task's requests to `cassette` (a ContextVar: concurrent tasks never mix)."""
+    token = _current.set(cassette)
+    try:
+        yield cassette
+    finally:
+        _current.reset(token)
+
+
+def _scrub(data: bytes, secrets: tuple[bytes, ...]) -> bytes:
+    for secret in secrets:
+        if secret:
+            data = data.replace(secret, b"<redacted>")
+    return data
+
+
+def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
+    return {
+        "status": {"code": NO_RESPONSE_STATUS, "message": "no response"},
+        "headers": {ELAPSED_HEADER: [elapsed_ms], ERROR_HEADER: [error]},
+        "body": {"string": b""},
+    }
+
+
+def _raise_recorded_failure(error: str, elapsed_ms: float) -> None:
+    kind, _, message = error.partition(": ")
+    if kind == REPLY_TOO_LARGE:
+        raise GatewayError(message)
+    raise TransportFailure(error, elapsed_ms=elapsed_ms)
+
+
+class CassetteTransport(httpx.AsyncBaseTransport):
+    """Record through `inner` into the current cassette, or (inner=None) replay from it."""
+
+    def __init__(
+        self,
+        inner: httpx.AsyncBaseTransport | None,
+        *,
+        secrets: tuple[str, ...] = (),
+        max_reply_bytes: int = MAX_REPLY_BYTES,
+    ) -> None:
+        self.inner = inner
+        self.secrets = tuple(secret.encode() for secret in secrets if secret)
+        self.max_reply_bytes = max_reply_bytes
+
+    def _vcr_request(self, request: httpx.Request, body: bytes) -> VcrRequest:
+        headers = {
+            name: request.headers[name] for name in RECORDED_REQUEST_HEADERS if name in request.headers
+        }
+        return VcrRequest(request.method, str(request.url), _scrub(body, self.secrets), headers)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        cassette = _current.get(None)
+        if cassette is None:
+            raise RuntimeError("CassetteTransport used outside transport.using(cassette)")
+        body = await request.aread()
+        vcr_request = self._vcr_request(request, body)
+        if self.inner is None:
+            return self._replay(cassette, vcr_request, request)
+        return await self._record(cassette, vcr_request, request)
+
+    def _replay(self, cassette: Cassette, vcr_request: VcrRequest, request: httpx.Request) -> httpx.Response:
+        if not cassette.can_play_response_for(vcr_request):
+            raise CassetteMiss(f"{cassette.path}: no recorded answer for this request")
+        recorded = cassette.play_response(vcr_request)
+        headers = recorded["headers"]
+        elapsed = float(headers.get(ELAPSED_HEADER, ["0"])[0])
+        if recorded["status"]["code"] == NO_RESPONSE_STATUS:
+            _raise_recorded_failure(headers.get(ERROR_HEADER, ["TransportError: unknown"])[0], elapsed)
+        content = recorded["body"]["string"]
+        if isinstance(content, str):
+            content = content.encode("utf-8")
+        return httpx.Response(
+            recorded["status"]["code"],
+            headers=[(name, value) for name, values in headers.items() for value in values],
+            content=content,
+            request=request,
+        )
+
+    async def _record(
+        self, cassette: Cassette, vcr_request: VcrRequest, request: httpx.Request
+    ) -> httpx.Response:
+        assert self.inner is not None
+        start = time.perf_counter()
+        try:
+            response = await self.inner.handle_async_request(request)
+            try:
+                content = await self._read_capped(response)
+            finally:
+                await response.aclose()
+        except httpx.TransportError as exc:
+            elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+            error = f"{type(exc).__name__}: {self._clean(str(exc)) or 'no detail'}"
+            cassette.append(vcr_request, _failure_response(error, elapsed))
+            raise TransportFailure(error, elapsed_ms=float(elapsed)) from None
+        except _TooLarge:
+            elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+            error = f"{REPLY_TOO_LARGE}: the reply is over the {self.max_reply_bytes}-byte cap"
+            cassette.append(vcr_request, _failure_response(error, elapsed))
+            _raise_recorded_failure(error, float(elapsed))
+            raise  # unreachable: _raise_recorded_failure always raises
+        elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+        headers: dict[str, list[str]] = {}
+        for name, value in response.headers.multi_items():
+            if name.lower() not in DROPPED_RESPONSE_HEADERS:
+                headers.setdefault(name.lower(), []).append(self._clean(value))
+        headers[ELAPSED_HEADER] = [elapsed]
+        content = _scrub(content, self.secrets)
+        recorded = {
+            "status": {"code": response.status_code, "message": response.reason_phrase},
+            "headers": headers,
+            "body": {"string": content},
+        }
+        cassette.append(vcr_request, recorded)
+        return httpx.Response(
+            response.status_code,
+            headers=[(name, value) for name, values in headers.items() for value in values],
+            content=content,
+            request=request,
+        )
+
+    def _clean(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret.decode(), "<redacted>")
+        return text
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > self.max_reply_bytes:
+                raise _TooLarge
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def aclose(self) -> None:
+        if self.inner is not None:
+            await self.inner.aclose()
+
+
+class _TooLarge(Exception):
+    pass
