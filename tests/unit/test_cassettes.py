@@ -1,0 +1,103 @@
+"""Cassette files: safe names, capped and symlink-refusing reads, atomic writes, fingerprints."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lobrec.cassettes import (
+    case_file_name,
+    decode_cassette,
+    model_dir_name,
+    model_from_dir_name,
+    read_capped,
+    write_atomic,
+)
+from lobrec.errors import CassetteError, ConfigError
+
+
+@given(st.text(min_size=1, max_size=200).filter(lambda s: "\x00" not in s))
+def test_model_dir_name_is_reversible_and_safe(model: str) -> None:
+    name = model_dir_name(model)
+    assert model_from_dir_name(name) == model
+    assert "/" not in name and "\\" not in name and not name.startswith(".")
+    assert name not in ("", ".", "..")
+
+
+@pytest.mark.parametrize(
+    ("model", "directory"),
+    [
+        ("openai/gpt-4o", "openai%2Fgpt-4o"),
+        ("a:b", "a%3Ab"),
+        ("../x", "%2E.%2Fx"),
+        ("..", "%2E."),
+        ("auto", "auto"),
+        ("fixture/no-temperature", "fixture%2Fno-temperature"),
+    ],
+)
+def test_model_dir_name_examples(model: str, directory: str) -> None:
+    assert model_dir_name(model) == directory
+
+
+@pytest.mark.parametrize("model", ["", "a\x00b", "x" * 201])
+def test_unusable_model_names_are_refused(model: str) -> None:
+    with pytest.raises(ConfigError):
+        model_dir_name(model)
+
+
+@pytest.mark.parametrize("case_id", ["../etc", "a/b", ".hidden", "", "x" * 200])
+def test_case_ids_that_would_escape_are_refused(case_id: str) -> None:
+    with pytest.raises(ConfigError):
+        case_file_name(case_id)
+
+
+def test_read_refuses_a_symlink(tmp_path: Path) -> None:
+    target = tmp_path / "secret"
+    target.write_text("x")
+    link = tmp_path / "case.json"
+    link.symlink_to(target)
+    with pytest.raises(CassetteError) as info:
+        read_capped(link)
+    assert str(info.value) == f"{link}: is a symlink; cassettes must be regular files"
+
+
+def test_read_refuses_an_oversized_file_without_reading_it(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    with path.open("wb") as handle:
+        handle.truncate(1024 * 1024 * 1024)  # sparse: 1 GiB that takes no disk
+    with pytest.raises(CassetteError) as info:
+        read_capped(path, limit=1000)
+    assert str(info.value) == f"{path}: 1073741824 bytes is over the 1000-byte cassette limit"
+
+
+def test_atomic_write_replaces_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "d" / "case.json"
+    write_atomic(path, b"first")
+    write_atomic(path, b"second")
+    assert path.read_bytes() == b"second"
+    assert os.listdir(path.parent) == ["case.json"]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"{", "not valid JSON: Input data was truncated"),
+        (
+            b'{"version": 1, "interactions": {}}',
+            "not a cassette: Expected `array`, got `object` - at `$.interactions`",
+        ),
+        (
+            b'{"version": 1, "interactions": [], "extra": 1}',
+            "not a cassette: Object contains unknown field `extra`",
+        ),
+        (b'{"version": 2, "interactions": []}', "cassette format version 2, expected 1"),
+    ],
+)
+def test_decode_errors_name_the_file(data: bytes, message: str) -> None:
+    with pytest.raises(CassetteError) as info:
+        decode_cassette(data, Path("cassettes/m/sel-01.json"))
+    assert str(info.value) == f"cassettes/m/sel-01.json: {message}"

@@ -1,0 +1,56 @@
+"""The functional core never imports I/O libraries: a guard on `src/lobrec/core/`."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import lobrec.core
+
+FORBIDDEN = {
+    "httpx",
+    "vcr",
+    "rich",
+    "typer",
+    "socket",
+    "subprocess",
+    "asyncio",
+    "urllib.request",
+    "pathlib",
+    "os",
+}
+CORE = Path(lobrec.core.__file__).parent
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_core_modules_exist() -> None:
+    assert {
+        "suite.py",
+        "schema.py",
+        "checks.py",
+        "matching.py",
+        "judge.py",
+        "metrics.py",
+        "wire.py",
+        "results.py",
+    } <= {p.name for p in CORE.glob("*.py")}
+
+
+def test_core_imports_no_io_library() -> None:
+    offenders = {
+        f"{path.name}: {name}"
+        for path in sorted(CORE.glob("*.py"))
+        for name in imported_modules(path)
+        if name in FORBIDDEN or name.split(".")[0] in FORBIDDEN
+    }
+    assert offenders == set()
