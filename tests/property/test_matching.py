@@ -12,7 +12,7 @@ from lobrec.core.judge import judge_step
 from lobrec.core.matching import maximum_matching, perfect_matching
 from lobrec.core.suite import CallStep
 from lobrec.core.wire import parse_completion
-from tests.strategies import call_steps, completion_for, compatibility
+from tests.strategies import call_steps, compatibility, completion_for
 
 
 def brute_force_size(n: int, m: int, ok: set[tuple[int, int]]) -> int:
