@@ -254,5 +254,14 @@ def _incomplete_summary(outcome: Any) -> list[str]:
     return lines
 
 
+def _register_subcommands() -> None:
+    from lobrec.cli_fake import fake_gateway_command
+
+    app.command("fake-gateway")(fake_gateway_command)
+
+
+_register_subcommands()
+
+
 def main() -> None:
     app()

@@ -9,6 +9,7 @@ cassettes through replay, so the results always cover the whole suite.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result, replay_client
-from lobrec.runner import Progress, RetryPolicy, run_case, run_jobs
+from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
 from lobrec.transport import MAX_REPLY_BYTES, CassetteTransport, new_for_recording, save, using
 
 
@@ -44,6 +45,8 @@ class RecordOptions:
     concurrency: int = 8
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_reply_bytes: int = MAX_REPLY_BYTES
+    sleep: Sleep = asyncio.sleep
+    """How retries wait; tests pass a recorder so they never wait."""
 
 
 @dataclass(kw_only=True)
@@ -169,7 +172,9 @@ def _job(client, gateway, suite, case, model, directory, manifests, results, rec
         progress.started(model, case.id)
         cassette = new_for_recording(directory / case_file_name(case.id))
         with using(cassette):
-            result = await run_case(client, gateway.chat_url, suite, case, model, policy=options.policy)
+            result = await run_case(
+                client, gateway.chat_url, suite, case, model, policy=options.policy, sleep=options.sleep
+            )
         save(cassette)
         manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(suite, case))
         save_manifest(directory, manifests[model])

@@ -1,0 +1,202 @@
+"""Replay mode: re-judging recorded cassettes after the suite changes, offline.
+
+Each test records the small suite once against the fake-gateway process, then edits the suite (or
+the cassettes) and rescores, through the library and through the CLI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from lobrec.cli import Exit, app
+from lobrec.core.results import decode_results, encode_results
+from lobrec.core.suite import CallStep, Eq, Message, Suite, decode_suite, encode_suite
+from lobrec.gateway import resolve_gateway
+from lobrec.recording import RecordOptions, record
+from lobrec.replay import rescore
+
+MODEL = "fixture/oracle"
+MODEL_DIR = "fixture%2Foracle"
+
+
+def load(path: Path) -> Suite:
+    return decode_suite(path.read_bytes(), str(path))
+
+
+def write(suite: Suite, path: Path) -> Path:
+    path.write_bytes(encode_suite(suite))
+    return path
+
+
+def replace_case(suite: Suite, case_id: str, **changes: Any) -> Suite:
+    cases = [msgspec.structs.replace(c, **changes) if c.id == case_id else c for c in suite.cases]
+    return msgspec.structs.replace(suite, cases=cases)
+
+
+def with_first_check(suite: Suite, case_id: str, check: Eq) -> Suite:
+    case = suite.case(case_id)
+    assert case is not None
+    first = case.steps[0]
+    assert isinstance(first, CallStep)
+    call = msgspec.structs.replace(first.calls[0], checks=[check])
+    steps = [msgspec.structs.replace(first, calls=[call, *first.calls[1:]]), *case.steps[1:]]
+    return replace_case(suite, case_id, steps=steps)
+
+
+def do_record(gateway: Any, suite: Suite, cassettes: Path) -> Any:
+    options = RecordOptions(models=[MODEL], cassettes=cassettes)
+    return asyncio.run(record(suite, resolve_gateway(gateway.url, {}), options)).run
+
+
+def statuses(run: Any) -> dict[str, tuple[str, bool]]:
+    (model,) = run.models
+    return {case.id: (case.status, case.passed) for case in model.cases}
+
+
+@pytest.fixture
+def recorded(fake_gateway: Any, tmp_path: Path) -> tuple[Suite, Path]:
+    suite = load(fake_gateway.suite_path)
+    do_record(fake_gateway, suite, tmp_path / "cassettes")
+    return suite, tmp_path / "cassettes"
+
+
+def test_a_changed_check_is_rejudged_not_stale(recorded: tuple[Suite, Path]) -> None:
+    suite, cassettes = recorded
+    stricter = with_first_check(suite, "sel-01", Eq(arg="path", value="docs/README.md"))
+    run = asyncio.run(rescore(stricter, cassettes)).run
+    assert statuses(run)["sel-01"] == ("scored", False)
+    assert statuses(run)["arg-01"] == ("scored", True)
+    (model,) = run.models
+    case = next(c for c in model.cases if c.id == "sel-01")
+    assert [m.reason for m in case.steps[0].mismatches] == ["read_file: path: not equal"]
+
+
+def test_changed_request_content_is_stale(recorded: tuple[Suite, Path]) -> None:
+    suite, cassettes = recorded
+    case = suite.case("arg-01")
+    assert case is not None
+    edited = replace_case(suite, "arg-01", messages=[Message(role="user", content="Weather in Basel?")])
+    run = asyncio.run(rescore(edited, cassettes)).run
+    (model,) = run.models
+    stale = {c.id: c.reason for c in model.cases if c.status == "stale"}
+    assert stale == {"arg-01": "the case's messages, tools or scripted results changed since it was recorded"}
+    assert model.counts.stale == 1 and model.counts.scored == 4
+
+
+def test_a_chain_that_now_goes_further_is_stale(fake_gateway: Any, tmp_path: Path) -> None:
+    suite = load(fake_gateway.suite_path)
+    impossible = with_first_check(suite, "chain-01", Eq(arg="query", value="nothing matches this"))
+    do_record(fake_gateway, impossible, tmp_path / "cassettes")  # the chain stops after step 0
+    run = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
+    (model,) = run.models
+    chain = next(c for c in model.cases if c.id == "chain-01")
+    assert chain.status == "stale"
+    assert chain.reason is not None and chain.reason.startswith("step 1: ")
+    assert chain.reason.endswith("chain-01.json: no recorded answer for this request")
+
+
+def test_record_then_rescore_is_byte_identical(fake_gateway: Any, tmp_path: Path) -> None:
+    suite = load(fake_gateway.suite_path)
+    live = do_record(fake_gateway, suite, tmp_path / "cassettes")
+    replayed = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
+    assert encode_results(replayed) == encode_results(live)
+    assert decode_results(encode_results(live)) == live
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args))
+
+
+def test_cli_refuses_another_major_version(recorded: tuple[Suite, Path], tmp_path: Path) -> None:
+    suite, cassettes = recorded
+    path = write(msgspec.structs.replace(suite, version="2.0.0"), tmp_path / "v2.json")
+    result = invoke("rescore", str(cassettes), "--suite", str(path))
+    assert result.exit_code == Exit.BAD_INPUT
+    assert result.stderr.strip() == (
+        f"lobrec: {cassettes}/{MODEL_DIR}: recorded on suite fake-gateway-e2e 1.0.0, the suite is "
+        "fake-gateway-e2e 2.0.0: another major version cannot be re-judged"
+    )
+
+
+def test_cli_minor_version_rejudges(recorded: tuple[Suite, Path], tmp_path: Path) -> None:
+    suite, cassettes = recorded
+    path = write(msgspec.structs.replace(suite, version="1.1.0"), tmp_path / "v11.json")
+    result = invoke("rescore", str(cassettes), "--suite", str(path), "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == Exit.OK, result.stderr
+    run = decode_results((tmp_path / "r.json").read_bytes())
+    assert run.suite.version == "1.1.0" and run.models[0].metrics.overall.rate == 100.0
+
+
+def test_cli_corrupt_and_missing_cassettes(recorded: tuple[Suite, Path], tmp_path: Path) -> None:
+    suite, cassettes = recorded
+    directory = cassettes / MODEL_DIR
+    corrupt = directory / "sel-01.json"
+    corrupt.write_bytes(corrupt.read_bytes()[:100])
+    (directory / "none-01.json").unlink()
+    suite_path = write(suite, tmp_path / "suite.json")
+    out = tmp_path / "r.json"
+
+    result = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--json", str(out))
+    assert result.exit_code == Exit.INCOMPLETE
+    assert result.stderr.strip().splitlines()[-1] == (
+        "lobrec: fixture/oracle: 1 stale or unrecorded (none-01); 1 unreadable (sel-01). "
+        "Record them with: lobrec record --model fixture/oracle --missing"
+    )
+    (model,) = decode_results(out.read_bytes()).models
+    by_id = {c.id: c for c in model.cases}
+    assert by_id["sel-01"].status == "errored"
+    assert by_id["sel-01"].reason is not None and by_id["sel-01"].reason.startswith(
+        f"{corrupt}: not valid JSON"
+    )
+    assert by_id["none-01"].status == "unrecorded"
+    assert [by_id[i].status for i in ("arg-01", "par-01", "chain-01")] == ["scored"] * 3
+    assert (model.counts.scored, model.counts.errored, model.counts.unrecorded) == (3, 1, 1)
+
+    allowed = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--allow-stale")
+    assert allowed.exit_code == Exit.OK
+
+
+def test_cli_missing_records_only_what_replay_lacks(
+    fake_gateway: Any, recorded: tuple[Suite, Path], tmp_path: Path
+) -> None:
+    suite, cassettes = recorded
+    (cassettes / MODEL_DIR / "par-01.json").unlink()
+    suite_path = write(suite, tmp_path / "suite.json")
+    fake_gateway.reset()
+    result = invoke(
+        "record",
+        "--model",
+        MODEL,
+        "--base-url",
+        fake_gateway.url,
+        "--suite",
+        str(suite_path),
+        "--cassettes",
+        str(cassettes),
+        "--missing",
+    )
+    assert result.exit_code == Exit.OK, result.stderr
+    assert {entry["case"] for entry in fake_gateway.log()} == {"par-01"}
+    assert invoke("rescore", str(cassettes), "--suite", str(suite_path)).exit_code == Exit.OK
+
+
+def test_cli_refuses_a_remote_gateway_without_a_key(
+    small_suite_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("LOBSTACK_API_KEY", raising=False)
+    monkeypatch.delenv("LOBSTACK_BASE_URL", raising=False)
+    result = invoke(
+        "record", "--model", MODEL, "--suite", str(small_suite_path), "--cassettes", str(tmp_path / "c")
+    )
+    assert result.exit_code == Exit.BAD_INPUT
+    assert result.stderr.strip() == (
+        "lobrec: LOBSTACK_API_KEY is not set; it is required for https://www.lobstack.ai/api/gateway/v1 "
+        "(only a loopback gateway runs without a key)"
+    )
+    assert not (tmp_path / "c").exists()
