@@ -25,8 +25,19 @@ format: $(STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff check --fix src tests bench
 	$(BIN)/ruff format src tests bench
 
-check: lint ## Lint, then the suite's build check
+check: lint ## Lint, check the suite, audit the committed cassettes
 	$(BIN)/lobrec suite check suite/suite.json
+	$(BIN)/lobrec audit cassettes
+
+demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.html
+	$(BIN)/lobrec rescore cassettes --json out/results.json --markdown out/report.md --html out/report.html
+	@echo "HTML report: out/report.html"
+
+live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it (no key needed)
+	$(BIN)/python scripts/live_demo.py
+
+record-fixtures: $(STAMP) ## Re-record the committed fixture cassettes and their expected results
+	$(BIN)/python scripts/record_fixtures.py
 
 test: check ## Set up if needed, lint, check the suite, run every test
 	$(BIN)/pytest

@@ -1,0 +1,50 @@
+"""`make record-fixtures`: re-record the committed fixture cassettes and their expected results.
+
+Records the five fixture models against the in-process fake gateway on the current suite, into
+`cassettes/`, then rescores them and writes `fixtures/expected-results.json`. CI rescores the same
+cassettes and compares byte for byte, so any change in a number is a reviewed diff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from pathlib import Path
+
+from lobrec.cassettes import model_dir_name
+from lobrec.core.results import encode_results
+from lobrec.fakegateway import FakeGateway
+from lobrec.gateway import resolve_gateway
+from lobrec.recording import RecordOptions, record
+from lobrec.replay import rescore
+from lobrec.suite_file import load_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ["fixture/oracle", "fixture/silent", "fixture/eager", "fixture/sloppy", "fixture/no-temperature"]
+PORT = 47213
+"""A fixed port keeps the recorded request URIs stable between re-recordings."""
+
+
+def main() -> int:
+    suite = load_suite(ROOT / "suite" / "suite.json")
+    cassettes = ROOT / "cassettes"
+    for model in MODELS:
+        shutil.rmtree(cassettes / model_dir_name(model), ignore_errors=True)
+    with FakeGateway(suite, port=PORT, latency_ms=5) as gateway:
+        options = RecordOptions(models=MODELS, cassettes=cassettes, concurrency=8)
+        outcome = asyncio.run(record(suite, resolve_gateway(gateway.url, {}), options))
+    replayed = asyncio.run(rescore(suite, cassettes))
+    data = encode_results(replayed.run)
+    if data != encode_results(outcome.run):
+        print("record and rescore disagree: not writing fixtures", file=sys.stderr)
+        return 1
+    (ROOT / "fixtures").mkdir(exist_ok=True)
+    (ROOT / "fixtures" / "expected-results.json").write_bytes(data)
+    for model in replayed.run.models:
+        print(f"{model.model}: overall {model.metrics.overall.rate}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

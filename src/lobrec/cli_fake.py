@@ -1,0 +1,71 @@
+"""`lobrec fake-gateway`: serve the fake Lobstack gateway until stopped.
+
+Kept apart from `cli.py` so that `python -m lobrec.fakegateway` can run the same command (same
+options, same messages) without importing the rest of the CLI.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from types import FrameType
+
+import typer
+
+from lobrec.errors import ConfigError, LobrecError
+
+
+def _exit_code_bad_input() -> int:
+    from lobrec.cli import Exit  # imported late: cli.py imports this module
+
+    return int(Exit.BAD_INPUT)
+
+
+def _stop_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so the server closes its socket and the process exits 0."""
+
+    def _handler(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _handler)
+
+
+def fake_gateway_command(
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."
+    ),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="Port to listen on; 0 picks a free one."),
+    latency_ms: int = typer.Option(0, "--latency-ms", min=0, help="Milliseconds to wait before each answer."),
+    suite: str | None = typer.Option(None, "--suite", help="Suite file whose reference answers are served."),
+    allow_remote: bool = typer.Option(
+        False, "--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."
+    ),
+) -> None:
+    """Serve scripted models on an OpenAI-compatible chat-completions API, for tests and demos.
+
+    Prints `fake gateway listening on http://HOST:PORT/v1` once ready; stop it with Ctrl-C or SIGTERM.
+    """
+    from lobrec.fakegateway import FakeGateway, is_loopback
+    from lobrec.suite_file import load_suite
+
+    try:
+        if not allow_remote and not is_loopback(host):
+            raise ConfigError(
+                f"refusing to listen on {host}, which is not a loopback address; "
+                "pass --allow-remote to serve other machines"
+            )
+        gateway = FakeGateway(load_suite(suite), host, port, latency_ms, allow_remote=allow_remote)
+    except LobrecError as exc:
+        typer.echo(f"{type(exc).__name__}: {exc}", err=True)
+        raise typer.Exit(_exit_code_bad_input()) from None
+    try:
+        gateway.bind()
+    except OSError as exc:
+        typer.echo(f"ConfigError: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(_exit_code_bad_input()) from None
+    typer.echo(f"fake gateway listening on {gateway.url}")
+    _stop_on_sigterm()
+    with contextlib.suppress(KeyboardInterrupt):
+        gateway.serve_forever()
