@@ -1,0 +1,499 @@
+"""The small JSON Schema subset lobrec validates tool arguments against.
+
+The "valid arguments" metric needs a validator whose verdicts follow JSON, not Python: `true` is not
+an integer, `1.0` is, and `enum: [1]` accepts `1.0` but not `true`. It also needs one that cannot be
+misused: a general validator silently ignores keywords it does not know, so a tool schema using
+`oneOf` or `$ref` would validate nothing and nobody would notice. This one supports exactly
+
+    type, enum, const, properties, required, additionalProperties, items,
+    minItems, maxItems, minimum, maximum, minLength, maxLength, pattern
+
+ignores the annotations title, description, default, examples, $schema and $comment, and raises
+`SchemaError` for anything else, naming the keyword and where it is. `docs/schema.md` describes the
+semantics and how `pattern` maps ECMA-262 regular expressions onto Python's `re`.
+
+Schemas are compiled once into closures and cached by their canonical JSON text, so the same tool
+schema validating thousands of calls is checked and compiled once. Everything here is pure.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lobrec.core.jsonvalue import is_integer, is_number, json_equal, json_type, preview
+from lobrec.errors import SchemaError
+
+__all__ = ["MAX_DEPTH", "check_schema", "ecma_to_python", "validate"]
+
+MAX_DEPTH = 64
+"""How deeply a schema document may nest; bounds recursion at compile and at validation time."""
+
+_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+    }
+)
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$schema", "$comment"})
+
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "null": lambda value: value is None,
+    "boolean": lambda value: isinstance(value, bool),
+    "integer": is_integer,
+    "number": is_number,
+    "string": lambda value: isinstance(value, str),
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, dict),
+}
+
+# --- instance paths ------------------------------------------------------------------------------
+#
+# A path is built lazily as nested pairs `(parent, key)` (an int key is an array index) and only
+# rendered when an error is reported, so valid values cost a tuple per level and no string work.
+
+_Path = tuple[Any, str | int] | None
+_Check = Callable[[Any, _Path, list[str]], None]
+
+
+def _segment(key: str | int) -> str:
+    if isinstance(key, int):
+        return f"[{key}]"
+    if key.isidentifier():
+        return f".{key}"
+    return f"[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _render(path: _Path) -> str:
+    keys: list[str | int] = []
+    while path is not None:
+        path, key = path
+        keys.append(key)
+    return "$" + "".join(_segment(key) for key in reversed(keys))
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """`preview`, safe on any Python value (a deeply nested instance must not make validate raise)."""
+    try:
+        return preview(value, limit)
+    except RecursionError:
+        return f"<deeply nested {json_type(value)}>"
+
+
+def _quote(name: str) -> str:
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+# --- pattern: ECMA-262 onto Python's re ----------------------------------------------------------
+#
+# JSON Schema patterns are ECMA-262 regular expressions. Compiled with re.ASCII, Python's \d \D \w \W
+# \b \B already mean what ECMA's do; the rest is rewritten token by token: \s and \S become ECMA's
+# explicit whitespace set, `.` stops at every ECMA line terminator, `$` only matches at the very end,
+# and named groups use Python's spelling. Anything else goes to re unchanged.
+
+_ECMA_SPACE = sorted(
+    {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029}
+    | {0x202F, 0x205F, 0x3000, 0xFEFF}
+)
+
+
+def _ranges(points: Sequence[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for point in points:
+        if out and out[-1][1] == point - 1:
+            out[-1] = (out[-1][0], point)
+        else:
+            out.append((point, point))
+    return out
+
+
+def _escape_point(point: int) -> str:
+    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
+
+
+def _class_body(ranges: list[tuple[int, int]]) -> str:
+    return "".join(
+        _escape_point(lo) if lo == hi else f"{_escape_point(lo)}-{_escape_point(hi)}" for lo, hi in ranges
+    )
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    start = 0
+    for lo, hi in ranges:
+        if lo > start:
+            out.append((start, lo - 1))
+        start = hi + 1
+    if start <= 0x10FFFF:
+        out.append((start, 0x10FFFF))
+    return out
+
+
+_SPACE_BODY = _class_body(_ranges(_ECMA_SPACE))
+_NONSPACE_BODY = _class_body(_complement(_ranges(_ECMA_SPACE)))
+_DOT = "[^\\n\\r\\u2028\\u2029]"
+_GROUP_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def ecma_to_python(pattern: str) -> str:
+    """Rewrite an ECMA-262 pattern so that Python's `re` (with re.ASCII) matches like ECMA would."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    class_first = -1  # index where a `]` is still a literal (Python's rule: first in the class)
+    while i < n:
+        char = pattern[i]
+        if char == "\\" and i + 1 < n:
+            escape = pattern[i + 1]
+            if escape == "s":
+                out.append(_SPACE_BODY if in_class else f"[{_SPACE_BODY}]")
+            elif escape == "S":
+                out.append(_NONSPACE_BODY if in_class else f"[{_NONSPACE_BODY}]")
+            elif escape == "k" and not in_class and pattern.startswith("<", i + 2):
+                name = _GROUP_NAME.match(pattern, i + 3)
+                if name and pattern.startswith(">", name.end()):
+                    out.append(f"(?P={name.group()})")
+                    i = name.end() + 1
+                    continue
+                out.append("\\k")
+            else:
+                out.append(char + escape)
+            i += 2
+        elif in_class:
+            if char == "]" and i != class_first:
+                in_class = False
+                out.append(char)
+            elif char in "[&~|":
+                out.append("\\" + char)  # literal in ECMA; Python would warn of future set syntax
+            else:
+                out.append(char)
+            i += 1
+        elif char == "[":
+            in_class = True
+            i += 1
+            if pattern.startswith("^", i):
+                out.append("[^")
+                i += 1
+            else:
+                out.append("[")
+            class_first = i
+        elif char == "(" and pattern.startswith("?<", i + 1) and not pattern.startswith(("=", "!"), i + 3):
+            out.append("(?P<")
+            i += 3
+        else:
+            out.append(_DOT if char == "." else "\\Z" if char == "$" else char)
+            i += 1
+    return "".join(out)
+
+
+def _compile_pattern(pattern: str, where: str) -> re.Pattern[str]:
+    try:
+        # Python warns (FutureWarning) about spellings like `[+--]` that a later Python may read as
+        # set operations; with warnings as errors that would escape as a non-SchemaError. Compiling
+        # happens once per schema (cached), so the brief global filter change is cheap.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return re.compile(ecma_to_python(pattern), re.ASCII)
+    except re.error as exc:
+        raise SchemaError(f"invalid 'pattern' at {where}: {exc.msg}: /{pattern}/") from None
+    except (RecursionError, OverflowError) as exc:
+        raise SchemaError(f"invalid 'pattern' at {where}: {exc}: /{pattern}/") from None
+
+
+# --- compiling -----------------------------------------------------------------------------------
+
+
+def _accept(value: Any, path: _Path, errors: list[str]) -> None:
+    """The compiled form of `true` and `{}`: every value is valid."""
+
+
+def _reject(value: Any, path: _Path, errors: list[str]) -> None:
+    errors.append(f"{_render(path)}: not allowed (the schema is false)")
+
+
+def _malformed(keyword: str, where: str, expected: str, got: Any) -> SchemaError:
+    return SchemaError(f"invalid {keyword!r} at {where}: expected {expected}, got {_show(got)}")
+
+
+def _length(schema: dict[str, Any], keyword: str, where: str) -> int | None:
+    if keyword not in schema:
+        return None
+    value = schema[keyword]
+    if not is_integer(value) or value < 0:
+        raise _malformed(keyword, where, "a non-negative integer", value)
+    return int(value)
+
+
+def _bound(schema: dict[str, Any], keyword: str, where: str) -> int | float | None:
+    if keyword not in schema:
+        return None
+    value = schema[keyword]
+    if not is_number(value) or value != value or value in (float("inf"), float("-inf")):
+        raise _malformed(keyword, where, "a finite number", value)
+    return value
+
+
+def _types(schema: dict[str, Any], where: str) -> list[str] | None:
+    if "type" not in schema:
+        return None
+    value = schema["type"]
+    names = [value] if isinstance(value, str) else value
+    expected = "a type name or a non-empty array of distinct type names"
+    if not isinstance(names, list) or not names or not all(isinstance(name, str) for name in names):
+        raise _malformed("type", where, expected, value)
+    for name in names:
+        if name not in _TYPES:
+            raise SchemaError(f"invalid 'type' at {where}: unknown type {_quote(name)}")
+    if len(set(names)) != len(names):
+        raise _malformed("type", where, expected, value)
+    return names
+
+
+def _compile(schema: Any, where: str) -> _Check:
+    """Check one schema node (raising SchemaError) and return the closure that validates against it."""
+    if schema is True:
+        return _accept
+    if schema is False:
+        return _reject
+    if not isinstance(schema, dict):
+        raise SchemaError(f"invalid schema at {where}: expected an object or a boolean, got {_show(schema)}")
+    unknown = sorted(key for key in schema if key not in _KEYWORDS and key not in _ANNOTATIONS)
+    if unknown:
+        raise SchemaError(f"unsupported keyword {unknown[0]!r} at {where}")
+
+    checks: list[_Check] = []
+    types = _types(schema, where)
+
+    if "const" in schema:
+        checks.append(_const_check(schema["const"]))
+    if "enum" in schema:
+        options = schema["enum"]
+        if not isinstance(options, list) or not options:
+            raise _malformed("enum", where, "a non-empty array", options)
+        checks.append(_enum_check(options))
+
+    minimum, maximum = _bound(schema, "minimum", where), _bound(schema, "maximum", where)
+    if minimum is not None or maximum is not None:
+        checks.append(_number_check(minimum, maximum))
+
+    min_length, max_length = _length(schema, "minLength", where), _length(schema, "maxLength", where)
+    regex = None
+    if "pattern" in schema:
+        if not isinstance(schema["pattern"], str):
+            raise _malformed("pattern", where, "a string", schema["pattern"])
+        regex = _compile_pattern(schema["pattern"], where)
+    if min_length is not None or max_length is not None or regex is not None:
+        checks.append(_string_check(min_length, max_length, regex, schema.get("pattern", "")))
+
+    min_items, max_items = _length(schema, "minItems", where), _length(schema, "maxItems", where)
+    items = _compile(schema["items"], f"{where}.items") if "items" in schema else _accept
+    if min_items is not None or max_items is not None or items is not _accept:
+        checks.append(_array_check(min_items, max_items, items))
+
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+        raise _malformed("required", where, "an array of strings", required)
+    if len(set(required)) != len(required):
+        raise _malformed("required", where, "an array of distinct strings", required)
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict):
+        raise _malformed("properties", where, "an object whose values are schemas", properties)
+    compiled = {
+        name: _compile(sub, f"{where}.properties{_segment(name)}") for name, sub in properties.items()
+    }
+    additional: _Check | None = None
+    if "additionalProperties" in schema:
+        additional = _compile(schema["additionalProperties"], f"{where}.additionalProperties")
+    if (
+        required
+        or any(check is not _accept for check in compiled.values())
+        or additional not in (None, _accept)
+    ):
+        checks.append(_object_check(required, compiled, additional))
+
+    return _node_check(types, checks)
+
+
+def _node_check(types: list[str] | None, checks: list[_Check]) -> _Check:
+    if types is None:
+        if not checks:
+            return _accept
+        if len(checks) == 1:
+            return checks[0]
+    predicates = tuple(_TYPES[name] for name in types or ())
+    expected = " or ".join(types or ())
+
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if predicates and not any(predicate(value) for predicate in predicates):
+            # A value of the wrong type gets one error; the other keywords would only repeat it.
+            errors.append(f"{_render(path)}: expected {expected}, got {json_type(value)}")
+            return
+        for each in checks:
+            each(value, path, errors)
+
+    return check
+
+
+def _const_check(const: Any) -> _Check:
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not json_equal(const, value):
+            errors.append(f"{_render(path)}: expected {_show(const)}, got {_show(value)}")
+
+    return check
+
+
+def _enum_check(options: list[Any]) -> _Check:
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not any(json_equal(option, value) for option in options):
+            errors.append(f"{_render(path)}: expected one of {_show(options, 200)}, got {_show(value)}")
+
+    return check
+
+
+def _number_check(minimum: float | None, maximum: float | None) -> _Check:
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not is_number(value):
+            return
+        if minimum is not None and value < minimum:
+            errors.append(f"{_render(path)}: expected at least {_show(minimum)}, got {_show(value)}")
+        if maximum is not None and value > maximum:
+            errors.append(f"{_render(path)}: expected at most {_show(maximum)}, got {_show(value)}")
+
+    return check
+
+
+def _string_check(
+    min_length: int | None, max_length: int | None, regex: re.Pattern[str] | None, source: str
+) -> _Check:
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not isinstance(value, str):
+            return
+        length = len(value)  # Python strings are sequences of code points, as JSON Schema counts
+        if min_length is not None and length < min_length:
+            errors.append(
+                f"{_render(path)}: expected at least {_count(min_length, 'character')}, got {length}"
+            )
+        if max_length is not None and length > max_length:
+            errors.append(
+                f"{_render(path)}: expected at most {_count(max_length, 'character')}, got {length}"
+            )
+        if regex is not None and regex.search(value) is None:
+            errors.append(f"{_render(path)}: expected a string matching /{source}/, got {_show(value)}")
+
+    return check
+
+
+def _array_check(min_items: int | None, max_items: int | None, items: _Check) -> _Check:
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not isinstance(value, list):
+            return
+        length = len(value)
+        if min_items is not None and length < min_items:
+            errors.append(f"{_render(path)}: expected at least {_count(min_items, 'item')}, got {length}")
+        if max_items is not None and length > max_items:
+            errors.append(f"{_render(path)}: expected at most {_count(max_items, 'item')}, got {length}")
+        if items is not _accept:
+            for index, item in enumerate(value):
+                items(item, (path, index), errors)
+
+    return check
+
+
+def _object_check(required: list[str], properties: dict[str, _Check], additional: _Check | None) -> _Check:
+    checked = [(name, sub) for name, sub in properties.items() if sub is not _accept]
+    extra = None if additional is _accept else additional
+
+    def check(value: Any, path: _Path, errors: list[str]) -> None:
+        if not isinstance(value, dict):
+            return
+        for name in required:
+            if name not in value:
+                errors.append(f"{_render(path)}: missing required property {_quote(name)}")
+        for name, sub in checked:
+            if name in value:
+                sub(value[name], (path, name), errors)
+        if extra is None:
+            return
+        for key, item in value.items():
+            if key in properties:
+                continue
+            if extra is _reject:
+                errors.append(f"{_render(path)}: unexpected property {_quote(str(key))}")
+            else:
+                extra(item, (path, key if isinstance(key, str) else str(key)), errors)
+
+    return check
+
+
+def _depth(document: Any) -> int:
+    """How deeply a decoded JSON document nests (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(document, 0)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            break
+        if isinstance(node, dict):
+            stack.extend((child, level + 1) for child in node.values())
+        elif isinstance(node, list):
+            stack.extend((child, level + 1) for child in node)
+    return deepest
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(canonical: str) -> _Check:
+    # Compiling from the canonical text, not the caller's object, makes the cached result a function
+    # of the key alone: two schemas with the same JSON text always get the same verdicts.
+    schema = json.loads(canonical)
+    if _depth(schema) > MAX_DEPTH:
+        raise SchemaError(f"invalid schema at $: nested deeper than {MAX_DEPTH} levels")
+    return _compile(schema, "$")
+
+
+def _canonical(schema: Any) -> str:
+    try:
+        return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise SchemaError(f"invalid schema at $: not a JSON document ({exc})") from None
+
+
+def check_schema(schema: dict[str, Any] | bool) -> None:
+    """Raise SchemaError if `schema` uses a keyword outside the subset or a malformed value.
+
+    The suite's build check calls this for every tool's parameters, so an unsupported keyword is
+    caught when the suite is built, not when a model's call fails to be judged.
+    """
+    _compiled(_canonical(schema))
+
+
+def validate(schema: dict[str, Any] | bool, instance: object) -> list[str]:
+    """Validate `instance` against `schema`; return the errors, each prefixed with its JSON path.
+
+    An empty list means valid. Never raises because of the instance, only SchemaError for a schema
+    `check_schema` would reject. Errors come in a fixed order: the value's own keywords (const,
+    enum, bounds, lengths, pattern), then its items or properties, depth first.
+    """
+    errors: list[str] = []
+    _compiled(_canonical(schema))(instance, None, errors)
+    return errors

@@ -1,0 +1,57 @@
+"""lobrec's validator against jsonschema's Draft 2020-12 validator as an oracle.
+
+On schemas restricted to the supported subset, and patterns and strings on which ECMA-262 and
+Python's `re` agree (see tests/strategies.py), the two must give the same verdict on every
+instance. Where lobrec deliberately differs (regex dialect), the unit table pins the behaviour.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from lobrec.core.schema import check_schema, validate
+from tests.strategies import json_values, odd_python_values, schemas, schemas_with_instances
+
+
+@settings(max_examples=600, deadline=None)
+@given(schemas_with_instances())
+def test_verdict_equals_jsonschema(pair: tuple[dict[str, Any] | bool, Any]) -> None:
+    schema, instance = pair
+    assert (validate(schema, instance) == []) == Draft202012Validator(schema).is_valid(instance)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schemas())
+def test_generated_schemas_are_accepted_by_both(schema: dict[str, Any] | bool) -> None:
+    Draft202012Validator.check_schema(schema)
+    assert check_schema(schema) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(schemas(), json_values(max_leaves=30) | odd_python_values)
+def test_validate_never_raises_and_every_error_names_a_path(
+    schema: dict[str, Any] | bool, instance: object
+) -> None:
+    errors = validate(schema, instance)
+    assert all(isinstance(error, str) and error.startswith("$") and ": " in error for error in errors)
+
+
+@settings(max_examples=100, deadline=None)
+@given(schemas_with_instances(), st.randoms(use_true_random=False))
+def test_schema_key_order_does_not_matter(pair: tuple[dict[str, Any] | bool, Any], random: Any) -> None:
+    schema, instance = pair
+
+    def shuffled(node: Any) -> Any:
+        if isinstance(node, dict):
+            keys = list(node)
+            random.shuffle(keys)
+            return {key: shuffled(node[key]) for key in keys}
+        if isinstance(node, list):
+            return [shuffled(item) for item in node]
+        return node
+
+    assert validate(shuffled(schema), instance) == validate(schema, instance)
