@@ -256,7 +256,9 @@ def _incomplete_summary(outcome: Any) -> list[str]:
 
 def _register_subcommands() -> None:
     from lobrec.cli_fake import fake_gateway_command
+    from lobrec.cli_suite import suite_app
 
+    app.add_typer(suite_app, name="suite", help="Check or show the suite.")
     app.command("fake-gateway")(fake_gateway_command)
 
 

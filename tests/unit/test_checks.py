@@ -42,6 +42,11 @@ TABLE: list[tuple[Check, dict[str, Any], str | None]] = [
     (Regex(arg="s", pattern="^#?42$"), {"s": "#421"}, "s: does not match"),
     (Regex(arg="s", pattern="4"), {"s": 4}, "s: expected a string, got integer"),
     (Regex(arg="s", pattern="x"), {}, "s: missing"),
+    (
+        Regex(arg="s", pattern="(x"),
+        {"s": "x"},
+        "s: the check's pattern /(x/ is invalid: missing ), unterminated subpattern at position 0",
+    ),
     # oneOf: null also accepts leaving it out
     (OneOf(arg="d", values=["2026-10-23", "2026-10-30"]), {"d": "2026-10-30"}, None),
     (

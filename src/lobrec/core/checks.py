@@ -90,7 +90,11 @@ def _failure(check: Check, got: Any) -> str | None:
                 return "missing"
             if not isinstance(got, str):
                 return f"expected a string, got {json_type(got)}"
-            return None if compile_pattern(pattern).search(got) else "does not match"
+            try:
+                compiled = compile_pattern(pattern)
+            except re.error as exc:  # an unchecked, hand-edited suite; `suite check` rejects it
+                return f"the check's pattern /{pattern}/ is invalid: {exc}"
+            return None if compiled.search(got) else "does not match"
         case OneOf(values=values):
             if not given:
                 return None if any(v is None for v in values) else "missing"

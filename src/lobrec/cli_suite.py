@@ -1,0 +1,163 @@
+"""`lobrec suite`: check the suite file against the build rules, and show its cases.
+
+`check` is what `make check` and CI run on the published suite; its problem lines go to stdout
+(they are the command's output), one per line, and the exit status is 2 when there is any. `show`
+prints a table of cases or one case in full, for people writing or reviewing cases.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lobrec.core.suite import Case, Step, Suite
+
+suite_app = typer.Typer(
+    name="suite",
+    help="Check the suite file against the build rules, and show its cases.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+REQUEST_WIDTH = 60
+
+
+def _load(path: Path | None) -> Suite:
+    from lobrec.cli import fail
+    from lobrec.errors import SuiteError
+    from lobrec.suite_file import load_suite
+
+    try:
+        return load_suite(path)
+    except SuiteError as exc:
+        raise fail(str(exc)) from None
+
+
+@suite_app.command("check")
+def check(
+    path: Path | None = typer.Argument(None, help="The suite file (default: suite/suite.json)."),
+) -> None:
+    """Check a suite file against every build rule; exit 2 and list the problems if any."""
+    from lobrec.cli import Exit
+    from lobrec.core.suitecheck import check_suite, summary
+
+    suite = _load(path)
+    problems = check_suite(suite)
+    for line in problems:
+        typer.echo(line)
+    if problems:
+        raise typer.Exit(Exit.BAD_INPUT)
+    typer.echo(summary(suite))
+
+
+@suite_app.command("show")
+def show(
+    case_id: str | None = typer.Argument(None, metavar="[ID]", help="Show this case in full."),
+    group: str | None = typer.Option(None, "--group", "-g", help="Only list the cases of this group."),
+    path: Path | None = typer.Option(None, "--suite", help="The suite file (default: suite/suite.json)."),
+) -> None:
+    """List the cases (id, group, request, expected tools per step), or show one case in full."""
+    from rich.console import Console
+
+    from lobrec.cli import fail
+    from lobrec.core.suite import GROUPS
+
+    suite = _load(path)
+    console = Console(soft_wrap=False, highlight=False)
+    if case_id is not None:
+        case = suite.case(case_id)
+        if case is None:
+            raise fail(f"no case {case_id!r} in suite {suite.name} {suite.version}")
+        _show_case(console, suite, case)
+        return
+    if group is not None and group not in GROUPS:
+        raise fail(f"unknown group {group!r}; the groups are {', '.join(GROUPS)}")
+    _show_table(console, suite, group)
+
+
+def request_of(case: Case) -> str:
+    """The user's request: the last user message of the case's opening conversation."""
+    for message in reversed(case.messages):
+        if message.role == "user" and message.content:
+            return message.content
+    return ""
+
+
+def shorten(text: str, width: int = REQUEST_WIDTH) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def expected_tools(step: Step) -> str:
+    from lobrec.core.suite import NoCallStep
+
+    if isinstance(step, NoCallStep):
+        return "(no call)"
+    return " + ".join(call.name for call in step.calls)
+
+
+def _show_table(console: Console, suite: Suite, group: str | None) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    cases = [case for case in suite.cases if group is None or case.group == group]
+    title = f"{suite.name} {suite.version}: {len(cases)} cases" + (f" in {group}" if group else "")
+    table = Table(title=escape(title), show_lines=False)
+    table.add_column("id", no_wrap=True)
+    table.add_column("group", no_wrap=True)
+    table.add_column("request")
+    table.add_column("expected calls, step by step")
+    for case in cases:
+        steps = "\n".join(f"{index + 1}. {expected_tools(step)}" for index, step in enumerate(case.steps))
+        table.add_row(escape(case.id), escape(case.group), escape(shorten(request_of(case))), escape(steps))
+    console.print(table)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def _show_case(console: Console, suite: Suite, case: Case) -> None:
+    from rich.markup import escape
+
+    from lobrec.core.checks import describe
+    from lobrec.core.suite import CallStep
+
+    console.print(
+        f"[bold]{escape(case.id)}[/bold] ({escape(case.group)}) in {escape(suite.name)} {suite.version}"
+    )
+    if case.note:
+        console.print(escape(case.note))
+    console.print()
+    console.print("[bold]Messages[/bold]")
+    for message in case.messages:
+        if message.role == "system" and message.content == suite.system_prompt:
+            console.print("  system: (the suite's system prompt)")
+        else:
+            console.print(f"  {message.role}: {escape(message.content or '')}")
+    console.print()
+    console.print(f"[bold]Tools offered[/bold] ({len(case.tools)})")
+    console.print("  " + escape(", ".join(case.tools)))
+    for index, step in enumerate(case.steps):
+        console.print()
+        if not isinstance(step, CallStep):
+            console.print(f"[bold]Step {index + 1}[/bold]: expects no call")
+            console.print(f"  reference reply: {escape(step.answer)}")
+            continue
+        noun = "call" if len(step.calls) == 1 else f"{len(step.calls)} calls in one response"
+        console.print(f"[bold]Step {index + 1}[/bold]: expects {noun}")
+        for call in step.calls:
+            console.print(f"  [bold]{escape(call.name)}[/bold]")
+            for check in call.checks:
+                console.print(f"    check {escape(check.arg)} {escape(describe(check))}")
+            if not call.checks:
+                console.print("    (no argument checks: the name is what counts)")
+            console.print(f"    answer: {escape(json.dumps(call.answer, ensure_ascii=False))}")
+            if call.result is not None:
+                console.print(f"    result: {escape(call.result)}")

@@ -1,0 +1,404 @@
+"""The suite's build check: every rule a published suite must keep, as a list of problems.
+
+A suite is hand-written, and a mistake in it (a check on a misspelt argument, a reference answer
+that fails its own checks, a chain step with no scripted result) would silently make a case
+unpassable or meaningless, and every score quoted on that version would carry the mistake. So
+`lobrec suite check` (and the unit test on the committed suite) refuses a suite that breaks any
+rule below. Each problem is one line naming where it is: `suite`-level fields and `tools[i]` by
+path, case problems by case id and the JSON path inside the case, e.g.
+
+    sel-03: steps[0].calls[0].checks[1]: argument 'pth' is not a parameter of read_file
+
+The rules: the header (name, semver version, system prompt); the toolbox (valid unique function
+names, parameters an object schema with `additionalProperties: false` that uses only the supported
+JSON Schema keywords); the group counts and unique, path-safe case ids; per case, the system prompt
+first, a request after it, offered tools that exist, once each; the shape of the steps for the
+case's group; every check addressing a parameter of the offered tool with a value that fits its
+schema; reference answers that fit the schema and pass the step through the real judge; scripted
+results exactly where another step follows. Pure: Suite in, lines out.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from lobrec.core.checks import compile_pattern
+from lobrec.core.jsonvalue import preview
+from lobrec.core.judge import judge_step
+from lobrec.core.schema import check_schema, validate
+from lobrec.core.suite import (
+    GROUPS,
+    SEMVER,
+    CallStep,
+    Case,
+    Check,
+    Eq,
+    ExpectedCall,
+    Group,
+    NoCallStep,
+    OneOf,
+    Range,
+    Regex,
+    Subset,
+    Suite,
+    Tool,
+)
+from lobrec.core.wire import ObservedCall, Reply
+from lobrec.errors import SchemaError
+
+EXPECTED_COUNTS: dict[Group, int] = {
+    "selection": 14,
+    "arguments": 16,
+    "near_misses": 12,
+    "no_call": 14,
+    "parallel": 12,
+    "chains": 12,
+}
+"""Cases per group, as the methodology page states them; a version that changes one changes both."""
+
+FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""What OpenAI-compatible APIs accept as a function name."""
+
+CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+"""Case ids name cassette files, so they must be safe as a file name."""
+
+MAX_CALLS_PER_STEP = 3
+CHAIN_STEPS = (2, 4)
+PARALLEL_CALLS = (2, 3)
+ONE_CALL_GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses")
+
+
+def check_suite(suite: Suite, counts: Mapping[Group, int] = EXPECTED_COUNTS) -> list[str]:
+    """Every rule the suite breaks, one line each, in file order; an empty list means it is sound.
+
+    `counts` is the number of cases each group must have (tests pass a small suite's own counts).
+    """
+    problems = _check_header(suite)
+    usable = _check_tools(suite, problems)
+    _check_groups_and_ids(suite, counts, problems)
+    for case in suite.cases:
+        problems.extend(f"{case.id}: {line}" for line in _check_case(suite, case, usable))
+    return problems
+
+
+def summary(suite: Suite) -> str:
+    """The one-line description of a sound suite: name, version, case counts per group."""
+    counts = "/".join(str(sum(1 for case in suite.cases if case.group == group)) for group in GROUPS)
+    return f"suite {suite.name} {suite.version}: {len(suite.cases)} cases, {counts}, ok"
+
+
+# --- suite level ---------------------------------------------------------------------------------
+
+
+def _check_header(suite: Suite) -> list[str]:
+    problems = []
+    if not suite.name.strip():
+        problems.append("name: empty")
+    if not SEMVER.match(suite.version):
+        problems.append(f"version: {suite.version!r} is not a semantic version (MAJOR.MINOR.PATCH)")
+    if not suite.system_prompt.strip():
+        problems.append("system_prompt: empty")
+    return problems
+
+
+def _check_tools(suite: Suite, problems: list[str]) -> dict[str, Tool]:
+    """Report toolbox problems; return the tools whose schemas can be used to check cases."""
+    usable: dict[str, Tool] = {}
+    first_index: dict[str, int] = {}
+    for index, tool in enumerate(suite.tools):
+        name = tool.function.name
+        where = f"tools[{index}]"
+        if not FUNCTION_NAME.match(name):
+            problems.append(f"{where}: name {name!r} is not a valid function name (^[a-zA-Z0-9_-]{{1,64}}$)")
+        if name in first_index:
+            problems.append(f"{where}: name {name!r} is also tools[{first_index[name]}]")
+            continue
+        first_index[name] = index
+        schema_problems = _check_parameters(tool.function.parameters)
+        problems.extend(f"{where} ({name}): parameters: {line}" for line in schema_problems)
+        if not schema_problems:
+            usable[name] = tool
+    return usable
+
+
+def _check_parameters(parameters: dict[str, Any]) -> list[str]:
+    try:
+        check_schema(parameters)
+    except SchemaError as exc:
+        return [str(exc)]
+    problems = []
+    if parameters.get("type") != "object":
+        problems.append('the top level must be {"type": "object"}')
+    if parameters.get("additionalProperties") is not False:
+        problems.append("additionalProperties must be false, so that a made-up argument is invalid")
+    properties = parameters.get("properties", {})
+    for name in parameters.get("required", []):
+        if name not in properties:
+            problems.append(f"required {name!r} is not one of the properties")
+    return problems
+
+
+def _check_groups_and_ids(suite: Suite, counts: Mapping[Group, int], problems: list[str]) -> None:
+    for group in GROUPS:
+        count = sum(1 for case in suite.cases if case.group == group)
+        if count != counts[group]:
+            problems.append(f"groups: {group} has {count} cases, expected {counts[group]}")
+    seen: dict[str, int] = {}
+    for index, case in enumerate(suite.cases):
+        if not CASE_ID.match(case.id):
+            problems.append(
+                f"cases[{index}]: id {case.id!r} is not a safe id (letters, digits, '_', '.', '-')"
+            )
+        if case.id in seen:
+            problems.append(f"cases[{index}]: id {case.id!r} is also cases[{seen[case.id]}]")
+        else:
+            seen[case.id] = index
+
+
+# --- one case ------------------------------------------------------------------------------------
+
+
+def _check_case(suite: Suite, case: Case, usable: dict[str, Tool]) -> list[str]:
+    problems: list[str] = []
+    if not case.note.strip():
+        problems.append("note: empty; say what the case tests and why its answer is the only right one")
+    _check_messages(suite, case, problems)
+    offered = _check_offered(suite, case, problems)
+    _check_step_shape(case, problems)
+    last = len(case.steps) - 1
+    for index, step in enumerate(case.steps):
+        where = f"steps[{index}]"
+        match step:
+            case NoCallStep():
+                if not step.answer.strip():
+                    problems.append(f"{where}.answer: empty reference reply")
+            case CallStep():
+                sound = True
+                for position, call in enumerate(step.calls):
+                    call_where = f"{where}.calls[{position}]"
+                    sound = _check_call(call, call_where, offered, usable, problems) and sound
+                    if index < last and call.result is None:
+                        problems.append(f"{call_where}: no scripted result, but another step follows")
+                    if index == last and call.result is not None:
+                        problems.append(f"{call_where}: a scripted result on the last step is never sent")
+                if sound:
+                    _check_reference(step, index, case, suite, usable, problems)
+    return problems
+
+
+def _check_messages(suite: Suite, case: Case, problems: list[str]) -> None:
+    if not case.messages:
+        problems.append("messages: empty; the first message must be the system prompt")
+        return
+    first = case.messages[0]
+    if first.role != "system":
+        problems.append(f"messages[0]: role is {first.role!r}; the first message must be the system prompt")
+    elif first.content != suite.system_prompt:
+        problems.append("messages[0]: content is not the suite's system prompt")
+    if len(case.messages) < 2:
+        problems.append("messages: no request after the system prompt")
+
+
+def _check_offered(suite: Suite, case: Case, problems: list[str]) -> set[str]:
+    """Report problems with case.tools; return the names it offers that exist in the toolbox."""
+    if not case.tools:
+        problems.append("tools: no tool is offered")
+    known = {tool.function.name for tool in suite.tools}
+    offered: set[str] = set()
+    for index, name in enumerate(case.tools):
+        if name not in known:
+            problems.append(f"tools[{index}]: {name!r} is not in the suite's toolbox")
+        elif name in offered:
+            problems.append(f"tools[{index}]: {name!r} is offered twice")
+        else:
+            offered.add(name)
+    return offered
+
+
+def _check_step_shape(case: Case, problems: list[str]) -> None:
+    steps = case.steps
+    if not steps:
+        problems.append("steps: no steps")
+        return
+    if case.group == "chains":
+        low, high = CHAIN_STEPS
+        if not low <= len(steps) <= high:
+            problems.append(f"steps: a chain has {low} to {high} steps, this one has {len(steps)}")
+    elif len(steps) != 1:
+        problems.append(f"steps: a case in group {case.group} has exactly 1 step, this one has {len(steps)}")
+    for index, step in enumerate(steps):
+        where = f"steps[{index}]"
+        if isinstance(step, NoCallStep) and index != len(steps) - 1:
+            problems.append(f"{where}: a no-call step must be the last step")
+        if isinstance(step, CallStep):
+            if not step.calls:
+                problems.append(f"{where}.calls: a call step expects at least one call")
+            elif len(step.calls) > MAX_CALLS_PER_STEP:
+                problems.append(
+                    f"{where}.calls: {len(step.calls)} calls in one response; at most {MAX_CALLS_PER_STEP}"
+                )
+    first = steps[0]
+    if case.group == "no_call" and not isinstance(first, NoCallStep):
+        problems.append("steps[0]: a no_call case's step must expect no call")
+    if case.group == "parallel":
+        low, high = PARALLEL_CALLS
+        if not isinstance(first, CallStep):
+            problems.append(f"steps[0]: a parallel case's step must expect {low} or {high} calls")
+        elif not low <= len(first.calls) <= high:
+            problems.append(
+                f"steps[0].calls: a parallel case expects {low} or {high} calls, this one {len(first.calls)}"
+            )
+    if case.group in ONE_CALL_GROUPS and not (isinstance(first, CallStep) and len(first.calls) == 1):
+        problems.append(f"steps[0]: a case in group {case.group} must expect exactly one call")
+
+
+# --- one expected call ---------------------------------------------------------------------------
+
+
+def _check_call(
+    call: ExpectedCall, where: str, offered: set[str], usable: dict[str, Tool], problems: list[str]
+) -> bool:
+    """Report problems with one expected call; True when its checks are sound enough to judge with.
+
+    A broken check (an unknown argument, a value outside the schema, a bad pattern) is the thing to
+    fix; judging the reference answer against it would only repeat the problem, or fail to compile.
+    """
+    if call.name not in offered:
+        problems.append(f"{where}.name: {call.name!r} is not a tool this case offers")
+        return True
+    tool = usable.get(call.name)
+    if tool is None:
+        return False  # its schema is broken; that is reported once, under tools[i]
+    parameters = tool.function.parameters
+    properties: dict[str, Any] = parameters.get("properties", {})
+    sound = True
+    for index, check in enumerate(call.checks):
+        check_where = f"{where}.checks[{index}]"
+        if check.arg not in properties:
+            problems.append(f"{check_where}: argument {check.arg!r} is not a parameter of {call.name}")
+            sound = False
+            continue
+        lines = _check_value(check, properties[check.arg])
+        problems.extend(f"{check_where}: {line}" for line in lines)
+        sound = sound and not lines
+    for error in validate(parameters, call.answer):
+        problems.append(f"{where}.answer: does not fit the schema of {call.name}: {error}")
+    return sound
+
+
+def _check_value(check: Check, schema: Any) -> list[str]:
+    """Problems with a check's own value against its argument's schema (never the model's value)."""
+    arg = check.arg
+    match check:
+        case Eq(value=value):
+            return [] if value is None else _fits(schema, value, arg, "value")
+        case OneOf(values=values):
+            lines = []
+            for index, value in enumerate(values):
+                if value is not None:
+                    lines.extend(_fits(schema, value, arg, f"values[{index}]"))
+            return lines
+        case Subset(value=dict() as value):
+            return _subset_object(schema, value, arg)
+        case Subset(value=list() as value):
+            return _subset_array(schema, value, arg)
+        case Regex(pattern=pattern):
+            try:
+                compile_pattern(pattern)
+            except re.error as exc:
+                return [f"pattern {pattern!r} does not compile: {exc}"]
+            return []
+        case Range(min=low, max=high):
+            if low is not None and high is not None and low > high:
+                return [f"range is empty: min {low:g} is greater than max {high:g}"]
+            return []
+        case _:
+            return []
+
+
+def _fits(schema: Any, value: Any, arg: str, label: str) -> list[str]:
+    return [
+        f"{label} {preview(value)} does not fit the schema: {_relabel(error, arg)}"
+        for error in validate(schema, value)
+    ]
+
+
+def _relabel(error: str, prefix: str) -> str:
+    """Turn the validator's `$`-rooted path into one rooted at the argument (`$.a[0]` -> `arg.a[0]`)."""
+    return prefix + error[1:] if error.startswith("$") else error
+
+
+def _takes(schema: Any, json_type: str) -> bool:
+    if not isinstance(schema, dict) or "type" not in schema:
+        return True
+    declared = schema["type"]
+    return json_type == declared if isinstance(declared, str) else json_type in declared
+
+
+def _subset_object(schema: Any, value: dict[str, Any], arg: str) -> list[str]:
+    if not _takes(schema, "object"):
+        return [f"subset lists an object, but argument {arg!r} does not take objects"]
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    additional = schema.get("additionalProperties", True) if isinstance(schema, dict) else True
+    lines = []
+    for key, item in value.items():
+        if key in properties:
+            lines.extend(_fits(properties[key], item, f"{arg}.{key}", "value"))
+        elif additional is False:
+            lines.append(f"key {key!r} is not a property of argument {arg!r}")
+        elif isinstance(additional, dict):
+            lines.extend(_fits(additional, item, f"{arg}.{key}", "value"))
+    return lines
+
+
+def _subset_array(schema: Any, value: list[Any], arg: str) -> list[str]:
+    if not _takes(schema, "array"):
+        return [f"subset lists an array, but argument {arg!r} does not take arrays"]
+    items = schema.get("items") if isinstance(schema, dict) else None
+    if items is None:
+        return []
+    lines = []
+    for index, item in enumerate(value):
+        lines.extend(_fits(items, item, f"{arg}[]", f"value[{index}]"))
+    return lines
+
+
+# --- reference answers through the real judge ----------------------------------------------------
+
+
+def reference_reply(step: CallStep) -> Reply:
+    """The reply a perfect model would send for a call step: one call per expected call, in order."""
+    calls = []
+    for index, call in enumerate(step.calls):
+        text = json.dumps(call.answer, ensure_ascii=False)
+        raw = {"id": f"call_{index}", "type": "function", "function": {"name": call.name, "arguments": text}}
+        calls.append(
+            ObservedCall(
+                index=index,
+                id=f"call_{index}",
+                name=call.name,
+                arguments_text=text,
+                arguments=call.answer,
+                raw=raw,
+            )
+        )
+    return Reply(model="reference", content=None, calls=calls)
+
+
+def _check_reference(
+    step: CallStep, index: int, case: Case, suite: Suite, usable: dict[str, Tool], problems: list[str]
+) -> None:
+    offered = suite.offered_tools(case)
+    if not step.calls or any(tool.function.name not in usable for tool in offered):
+        return  # nothing to judge, or a broken schema the judge cannot validate against
+    verdict = judge_step(step, reference_reply(step), offered, index)
+    if verdict.passed:
+        return
+    for mismatch in verdict.mismatches:
+        problems.append(
+            f"steps[{index}].{mismatch.path}: the reference answer fails the judge: {mismatch.reason} "
+            f"(expected {mismatch.expected}, got {preview(mismatch.got)})"
+        )

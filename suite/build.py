@@ -1,0 +1,102 @@
+"""Build suite/suite.json from the hand-written sources in suite/src/.
+
+The sources are easier to write and review than the published file: the system prompt is written
+once (`meta.json`) instead of 80 times, each group has its own file (the group comes from the file
+name), a case gives its user request as `user`, and a scripted tool `result` may be written as a
+JSON value, which the build turns into the string the tool would return. Everything else is the
+suite format itself (`docs/suite-format.md`), decoded strictly by `lobrec.core.suite`.
+
+Usage:
+    python suite/build.py           write suite/suite.json
+    python suite/build.py --check   exit 1 if suite/suite.json is not what the sources build
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from lobrec.core.suite import GROUPS, Suite, encode_suite
+from lobrec.errors import SuiteError
+
+HERE = Path(__file__).resolve().parent
+SOURCES = HERE / "src"
+OUTPUT = HERE / "suite.json"
+
+_CASE_KEYS = {"id", "note", "tools", "user", "messages", "steps"}
+
+
+def _result_text(value: Any) -> Any:
+    """A result written as JSON becomes the text the tool returns; a string is kept as written."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _case(source: dict[str, Any], group: str, system_prompt: str, where: str) -> dict[str, Any]:
+    unknown = sorted(set(source) - _CASE_KEYS)
+    if unknown:
+        raise SuiteError(f"{where}: unknown keys {unknown}")
+    if ("user" in source) == ("messages" in source):
+        raise SuiteError(f"{where}: give exactly one of 'user' and 'messages'")
+    if "user" in source:
+        conversation = [{"role": "user", "content": source["user"]}]
+    else:
+        conversation = list(source["messages"])
+    steps = []
+    for step in source.get("steps", []):
+        if step.get("expect") == "call":
+            calls = [
+                {**call, "result": _result_text(call["result"])} if "result" in call else call
+                for call in step.get("calls", [])
+            ]
+            step = {**step, "calls": calls}
+        steps.append(step)
+    case: dict[str, Any] = {"id": source.get("id"), "group": group}
+    if "note" in source:
+        case["note"] = source["note"]
+    case["tools"] = source.get("tools")
+    case["messages"] = [{"role": "system", "content": system_prompt}, *conversation]
+    case["steps"] = steps
+    return case
+
+
+def build(sources: Path = SOURCES) -> bytes:
+    """The published suite file's bytes, built from `sources`; raises SuiteError on a malformed source."""
+    meta = json.loads((sources / "meta.json").read_text(encoding="utf-8"))
+    tools = json.loads((sources / "tools.json").read_text(encoding="utf-8"))
+    cases = []
+    for group in GROUPS:
+        path = sources / f"{group}.json"
+        for index, source in enumerate(json.loads(path.read_text(encoding="utf-8"))):
+            cases.append(_case(source, group, meta["system_prompt"], f"{path.name}[{index}]"))
+    document = {**meta, "tools": tools, "cases": cases}
+    try:
+        suite = msgspec.convert(document, Suite)
+    except msgspec.ValidationError as exc:
+        raise SuiteError(f"{sources}: {exc}") from None
+    return encode_suite(suite)
+
+
+def main(argv: list[str]) -> int:
+    data = build()
+    if argv[1:] == ["--check"]:
+        if OUTPUT.read_bytes() != data:
+            print(f"{OUTPUT} is stale: run python suite/build.py", file=sys.stderr)
+            return 1
+        print(f"{OUTPUT} is up to date")
+        return 0
+    if argv[1:]:
+        print(__doc__, file=sys.stderr)
+        return 2
+    OUTPUT.write_bytes(data)
+    print(f"wrote {OUTPUT} ({len(data)} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
