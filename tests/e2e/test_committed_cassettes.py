@@ -1,0 +1,59 @@
+"""CI rescores the committed fixture cassettes offline and compares with the reviewed expected results.
+
+A scorer or check change that moves any number fails here until `make record-fixtures` (or a plain
+rescore) rewrites `fixtures/expected-results.json` and the diff is reviewed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lobrec.core.results import RunResult, encode_results
+from lobrec.replay import rescore
+from lobrec.suite_file import load_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = ROOT / "fixtures" / "expected-results.json"
+FIXTURE_MODELS = [
+    "fixture/eager",
+    "fixture/no-temperature",
+    "fixture/oracle",
+    "fixture/silent",
+    "fixture/sloppy",
+]
+
+
+@pytest.fixture(scope="module")
+def rescored() -> RunResult:
+    return asyncio.run(rescore(load_suite(ROOT / "suite" / "suite.json"), ROOT / "cassettes")).run
+
+
+def test_rescoring_the_committed_cassettes_gives_the_expected_results_byte_for_byte(
+    rescored: RunResult,
+) -> None:
+    assert [m.model for m in rescored.models] == FIXTURE_MODELS
+    assert encode_results(rescored) == EXPECTED.read_bytes()
+
+
+def test_no_temperature_fixture_is_flagged(rescored: RunResult) -> None:
+    flagged = {m.model: m.temperature_ignored for m in rescored.models}
+    assert flagged == {model: model == "fixture/no-temperature" for model in FIXTURE_MODELS}
+
+
+def test_the_cli_rescore_writes_the_same_file(tmp_path: Path) -> None:
+    lobrec = str(Path(sys.executable).with_name("lobrec"))
+    out = tmp_path / "results.json"
+    completed = subprocess.run(
+        [lobrec, "rescore", "cassettes", "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert out.read_bytes() == EXPECTED.read_bytes()
