@@ -121,9 +121,13 @@ async def record(
         limits=httpx.Limits(max_connections=max(1, options.concurrency)), retries=0
     )
     transport = CassetteTransport(
-        inner, secrets=(gateway.api_key or "",), max_reply_bytes=options.max_reply_bytes
+        inner,
+        secrets=(gateway.api_key or "",),
+        max_reply_bytes=options.max_reply_bytes,
+        deadline_s=options.policy.timeout_s,
     )
-    timeout = httpx.Timeout(options.policy.timeout_s, pool=None)
+    # The transport's deadline covers the whole exchange; httpx's own timeouts (per read) would race it.
+    timeout = httpx.Timeout(None)
     recorded: dict[str, list[str]] = {model: [] for model in options.models}
 
     async with httpx.AsyncClient(

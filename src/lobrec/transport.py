@@ -16,9 +16,12 @@ httpx's exceptions stop here: the runner sees `TransportFailure`, `GatewayError`
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import math
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,8 +42,11 @@ ELAPSED_HEADER = "x-lobrec-elapsed-ms"
 ERROR_HEADER = "x-lobrec-error"
 NO_RESPONSE_STATUS = 599
 REPLY_TOO_LARGE = "ReplyTooLarge"
+REPLY_NOT_TEXT = "ReplyNotText"
+TIMED_OUT = "Timeout"
 MAX_REPLY_BYTES = 4 * 1024 * 1024
-"""A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded)."""
+"""A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded).
+The cap counts decoded bytes: a gzip body that inflates past it is abandoned too."""
 
 RECORDED_REQUEST_HEADERS = ("content-type",)
 """The only request headers a cassette keeps: never Authorization, never anything carrying the key."""
@@ -48,6 +54,8 @@ RECORDED_REQUEST_HEADERS = ("content-type",)
 DROPPED_RESPONSE_HEADERS = frozenset(
     {"set-cookie", "authorization", "proxy-authorization", "www-authenticate"}
 )
+DECODED_BODY_HEADERS = ("content-encoding", "content-length")
+"""Dropped when the gateway compressed the body: the cassette holds the decoded bytes."""
 
 MATCH_ON = (method, raw_body)
 """Requests match on method and exact body bytes (which hold the model and every message)."""
@@ -153,9 +161,23 @@ def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
 
 def _raise_recorded_failure(error: str, elapsed_ms: float) -> None:
     kind, _, message = error.partition(": ")
-    if kind == REPLY_TOO_LARGE:
+    if kind in (REPLY_TOO_LARGE, REPLY_NOT_TEXT):
         raise GatewayError(message)
     raise TransportFailure(error, elapsed_ms=elapsed_ms)
+
+
+def _header_list(headers: dict[str, list[str]]) -> list[tuple[bytes, bytes]]:
+    """Headers as bytes: httpx would refuse a non-ASCII str (a Latin-1 byte from a gateway)."""
+    return [(name.encode(), value.encode()) for name, values in headers.items() for value in values]
+
+
+def _elapsed(headers: dict[str, list[str]]) -> float:
+    """The recorded wall time; a cassette is untrusted, so anything but a finite, non-negative number
+    of milliseconds is refused."""
+    elapsed = float(headers.get(ELAPSED_HEADER, ["0"])[0])
+    if not math.isfinite(elapsed) or elapsed < 0:
+        raise ValueError(f"{ELAPSED_HEADER} is {elapsed}, not a duration")
+    return elapsed
 
 
 class CassetteTransport(httpx.AsyncBaseTransport):
@@ -167,10 +189,14 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         *,
         secrets: tuple[str, ...] = (),
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        deadline_s: float | None = None,
     ) -> None:
         self.inner = inner
         self.secrets = tuple(secret.encode() for secret in secrets if secret)
         self.max_reply_bytes = max_reply_bytes
+        self.deadline_s = deadline_s
+        """Whole-exchange limit (connect to last byte): httpx's timeouts are per read, so a body
+        trickling in a byte at a time would never time out on them."""
 
     def _vcr_request(self, request: httpx.Request, body: bytes) -> VcrRequest:
         headers = {
@@ -192,19 +218,27 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         if not cassette.can_play_response_for(vcr_request):
             raise CassetteMiss(f"{cassette.path}: no recorded answer for this request")
         recorded = cassette.play_response(vcr_request)
-        headers = recorded["headers"]
-        elapsed = float(headers.get(ELAPSED_HEADER, ["0"])[0])
-        if recorded["status"]["code"] == NO_RESPONSE_STATUS:
-            _raise_recorded_failure(headers.get(ERROR_HEADER, ["TransportError: unknown"])[0], elapsed)
-        content = recorded["body"]["string"]
-        if isinstance(content, str):
-            content = content.encode("utf-8")
-        return httpx.Response(
-            recorded["status"]["code"],
-            headers=[(name, value) for name, values in headers.items() for value in values],
-            content=content,
-            request=request,
-        )
+        try:
+            headers = recorded["headers"]
+            elapsed = _elapsed(headers)
+            if recorded["status"]["code"] == NO_RESPONSE_STATUS:
+                error = headers.get(ERROR_HEADER, ["TransportError: unknown"])[0]
+            else:
+                error = None
+                content = recorded["body"]["string"]
+                if isinstance(content, str):
+                    content = content.encode("utf-8")
+                response = httpx.Response(
+                    recorded["status"]["code"],
+                    headers=_header_list(headers),
+                    content=content,
+                    request=request,
+                )
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise CassetteError(f"{cassette.path}: a recorded response cannot be replayed: {exc}") from None
+        if error is not None:
+            _raise_recorded_failure(error, elapsed)
+        return response
 
     async def _record(
         self, cassette: Cassette, vcr_request: VcrRequest, request: httpx.Request
@@ -212,12 +246,18 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         assert self.inner is not None
         start = time.perf_counter()
         try:
-            response = await self.inner.handle_async_request(request)
-            try:
-                content = await self._read_capped(response)
-            finally:
-                await response.aclose()
-        except httpx.TransportError as exc:
+            async with asyncio.timeout(self.deadline_s):
+                response = await self.inner.handle_async_request(request)
+                try:
+                    content = await self._read_capped(response)
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+            error = f"{TIMED_OUT}: no complete answer within {self.deadline_s} seconds"
+            cassette.append(vcr_request, _failure_response(error, elapsed))
+            raise TransportFailure(error, elapsed_ms=float(elapsed)) from None
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
             error = f"{type(exc).__name__}: {self._clean(str(exc)) or 'no detail'}"
             cassette.append(vcr_request, _failure_response(error, elapsed))
@@ -229,12 +269,25 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             _raise_recorded_failure(error, float(elapsed))
             raise  # unreachable: _raise_recorded_failure always raises
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+        content = _scrub(content, self.secrets)
+        try:
+            content.decode("utf-8")
+        except UnicodeDecodeError:
+            # A cassette body is text; bytes that are not UTF-8 would replay differently, so a 200
+            # that is not text is recorded as a failure, and another status keeps a readable body.
+            if response.status_code == 200:
+                error = f"{REPLY_NOT_TEXT}: the gateway's 200 body is not UTF-8 text"
+                cassette.append(vcr_request, _failure_response(error, elapsed))
+                _raise_recorded_failure(error, float(elapsed))
+            content = content.decode("utf-8", "replace").encode("utf-8")
+        dropped = set(DROPPED_RESPONSE_HEADERS)
+        if "content-encoding" in response.headers:
+            dropped.update(DECODED_BODY_HEADERS)
         headers: dict[str, list[str]] = {}
         for name, value in response.headers.multi_items():
-            if name.lower() not in DROPPED_RESPONSE_HEADERS:
+            if name.lower() not in dropped:
                 headers.setdefault(name.lower(), []).append(self._clean(value))
         headers[ELAPSED_HEADER] = [elapsed]
-        content = _scrub(content, self.secrets)
         recorded = {
             "status": {"code": response.status_code, "message": response.reason_phrase},
             "headers": headers,
@@ -242,10 +295,7 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         }
         cassette.append(vcr_request, recorded)
         return httpx.Response(
-            response.status_code,
-            headers=[(name, value) for name, values in headers.items() for value in values],
-            content=content,
-            request=request,
+            response.status_code, headers=_header_list(headers), content=content, request=request
         )
 
     def _clean(self, text: str) -> str:
@@ -256,11 +306,13 @@ class CassetteTransport(httpx.AsyncBaseTransport):
     async def _read_capped(self, response: httpx.Response) -> bytes:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in response.aiter_raw():
-            size += len(chunk)
-            if size > self.max_reply_bytes:
-                raise _TooLarge
-            chunks.append(chunk)
+        inflate = _Inflater.for_encoding(response.headers.get("content-encoding", ""))
+        async for raw in response.aiter_raw():
+            for chunk in inflate.feed(raw, self.max_reply_bytes - size + 1):
+                size += len(chunk)
+                if size > self.max_reply_bytes:
+                    raise _TooLarge
+                chunks.append(chunk)
         return b"".join(chunks)
 
     async def aclose(self) -> None:
@@ -270,3 +322,38 @@ class CassetteTransport(httpx.AsyncBaseTransport):
 
 class _TooLarge(Exception):
     pass
+
+
+_PIECE = 64 * 1024
+
+
+class _Inflater:
+    """Decode gzip/deflate a bounded piece at a time: httpx's decoder inflates a whole network chunk
+    at once, and 64 KiB of gzip can hold 64 MiB."""
+
+    def __init__(self, wbits: int | None) -> None:
+        self.zlib = None if wbits is None else zlib.decompressobj(wbits)
+
+    @classmethod
+    def for_encoding(cls, encoding: str) -> _Inflater:
+        name = encoding.strip().lower()
+        if name in ("", "identity"):
+            return cls(None)
+        if name in ("gzip", "x-gzip"):
+            return cls(16 + zlib.MAX_WBITS)
+        if name == "deflate":
+            return cls(zlib.MAX_WBITS)
+        raise httpx.DecodingError(f"unsupported content-encoding {encoding!r}")
+
+    def feed(self, data: bytes, room: int) -> Iterator[bytes]:
+        """The decoded bytes of `data`, in pieces of at most 64 KiB; the caller stops reading
+        past its cap (`room`, what is left of it plus one), so no more than that is ever inflated."""
+        if self.zlib is None:
+            yield data
+            return
+        try:
+            while data:
+                yield self.zlib.decompress(data, max(1, min(room, _PIECE)))
+                data = self.zlib.unconsumed_tail
+        except zlib.error as exc:
+            raise httpx.DecodingError(f"the reply does not decode: {exc}") from None

@@ -33,7 +33,7 @@ def rescored() -> RunResult:
     return asyncio.run(rescore(load_suite(ROOT / "suite" / "suite.json"), ROOT / "cassettes")).run
 
 
-def test_rescoring_the_committed_cassettes_gives_the_expected_results_byte_for_byte(
+def test_rescoring_committed_cassettes_gives_the_expected_results_byte_for_byte(
     rescored: RunResult,
 ) -> None:
     assert [m.model for m in rescored.models] == FIXTURE_MODELS
