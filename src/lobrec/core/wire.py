@@ -67,69 +67,43 @@ def _loads(text: str | bytes) -> Any:
     return json.loads(text, parse_constant=_reject_constant)
 
 
-def _parse_call(index: int, item: Any) -> ObservedCall:
-    if not isinstance(item, dict):
-        return ObservedCall(
-            index=index,
-            id=None,
-            name=None,
-            arguments_text=None,
-            arguments=None,
-            problem=f"tool call {index} is not an object",
-            raw=item,
-        )
-    call_id = item.get("id") if isinstance(item.get("id"), str) else None
-    function = item.get("function")
-    if not isinstance(function, dict):
-        return ObservedCall(
-            index=index,
-            id=call_id,
-            name=None,
-            arguments_text=None,
-            arguments=None,
-            problem=f"tool call {index} has no function object",
-            raw=item,
-        )
-    name = function.get("name") if isinstance(function.get("name"), str) else None
-    text = function.get("arguments")
-    if name is None:
-        problem: str | None = f"tool call {index} has no name"
-    else:
-        problem = None
+def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The arguments as a JSON object, or None and why not."""
+    label = name or "the call"
     if not isinstance(text, str):
-        return ObservedCall(
-            index=index,
-            id=call_id,
-            name=name,
-            arguments_text=None,
-            arguments=None,
-            problem=problem or f"arguments of {name} are not a string",
-            raw=item,
-        )
+        return None, f"arguments of {label} are not a string"
     try:
         parsed = _loads(text)
     except (ValueError, RecursionError):
-        return ObservedCall(
-            index=index,
-            id=call_id,
-            name=name,
-            arguments_text=text,
-            arguments=None,
-            problem=problem or f"arguments of {name} are not valid JSON",
-            raw=item,
-        )
+        return None, f"arguments of {label} are not valid JSON"
     if not isinstance(parsed, dict):
+        return None, f"arguments of {label} are JSON but not an object"
+    return parsed, None
+
+
+def _parse_call(index: int, item: Any) -> ObservedCall:
+    if not isinstance(item, dict):
+        function: Any = None
+        problem: str | None = f"tool call {index} is not an object"
+    else:
+        function = item.get("function")
+        problem = None if isinstance(function, dict) else f"tool call {index} has no function object"
+    call_id = item.get("id") if isinstance(item, dict) and isinstance(item.get("id"), str) else None
+    if not isinstance(function, dict):
         return ObservedCall(
-            index=index,
-            id=call_id,
-            name=name,
-            arguments_text=text,
-            arguments=None,
-            problem=problem or f"arguments of {name} are JSON but not an object",
-            raw=item,
+            index=index, id=call_id, name=None, arguments_text=None, arguments=None, problem=problem, raw=item
         )
+    name = function.get("name") if isinstance(function.get("name"), str) else None
+    text = function.get("arguments")
+    arguments, arguments_problem = _parse_arguments(name, text)
     return ObservedCall(
-        index=index, id=call_id, name=name, arguments_text=text, arguments=parsed, problem=problem, raw=item
+        index=index,
+        id=call_id,
+        name=name,
+        arguments_text=text if isinstance(text, str) else None,
+        arguments=arguments,
+        problem=f"tool call {index} has no name" if name is None else arguments_problem,
+        raw=item,
     )
 
 
