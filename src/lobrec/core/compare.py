@@ -1,0 +1,226 @@
+"""Case-by-case comparison of two models' results, and whether the difference is more than noise.
+
+Two overall scores can differ by a case or two between runs of the same model, so `lobrec diff`
+pairs the cases both models were scored on and looks only at the ones that flipped. With `b` the
+cases A passed and B failed, and `c` the cases A failed and B passed, the exact McNemar test asks
+how likely a split at least this lopsided is if each flip were a fair coin toss:
+
+    p = min(1, 2 * sum(C(b + c, k) for k in 0..min(b, c)) / 2 ** (b + c))
+
+It is computed with integers (`math.comb`, a power of two) and one correctly rounded division, so
+it is exact for any `n` and never overflows. Cases errored, stale or unrecorded on either side,
+or missing from one side, are not paired: they say nothing about the models and are counted.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, SuiteRef
+
+SIGNIFICANCE = 0.05
+
+Unit = Literal["pp", "ms", "usd"]
+
+RATE_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("overall", "Overall", False),
+    ("right_tool", "Right tool", False),
+    ("valid_arguments", "Valid args", False),
+    ("made_up_tool", "Made-up tool", True),
+    ("chains", "Chains", False),
+    ("parallel", "Parallel", False),
+    ("no_call_needed", "No call needed", False),
+)
+"""(Metrics field, label, lower is better) for each rate, in the leaderboard's order."""
+
+
+class MetricDelta(Record):
+    """One metric on both sides and `b - a` (percentage points for rates); None when either is None."""
+
+    metric: str
+    label: str
+    unit: Unit
+    lower_is_better: bool
+    a: float | None
+    b: float | None
+    delta: float | None
+
+
+class Unpaired(Record):
+    """A case left out of the pairing, with its status on each side (None: not in that run)."""
+
+    id: str
+    a: CaseStatus | None
+    b: CaseStatus | None
+
+
+class Comparison(Record):
+    """Model A against model B: metric deltas, flipped cases and the exact McNemar test."""
+
+    model_a: str
+    model_b: str
+    suite_a: SuiteRef
+    suite_b: SuiteRef
+    paired: int
+    """Cases scored in both runs."""
+    both_passed: int
+    both_failed: int
+    b: int
+    """Discordant: A passed, B failed (the length of `pass_to_fail`)."""
+    c: int
+    """Discordant: A failed, B passed (the length of `fail_to_pass`)."""
+    pass_to_fail: list[str]
+    fail_to_pass: list[str]
+    unpaired: list[Unpaired]
+    deltas: list[MetricDelta]
+    p_value: float
+    significant: bool
+    interpretation: str
+
+    @property
+    def same_suite(self) -> bool:
+        return self.suite_a == self.suite_b
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """The exact two-sided McNemar p-value for `b` and `c` discordant pairs (1.0 when both are 0)."""
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    twice_tail = 2 * sum(math.comb(n, k) for k in range(min(b, c) + 1))
+    total = 1 << n
+    if twice_tail >= total:
+        return 1.0
+    return twice_tail / total
+
+
+def format_p(p: float) -> str:
+    """`p=` and three significant digits, or `p<0.001`: `p=0.0313`, `p=1`, `p<0.001`."""
+    if p < 0.001:
+        return "p<0.001"
+    return f"p={p:.3g}"
+
+
+def interpret(paired: int, b: int, c: int, p: float) -> str:
+    """The one-line reading of the test, from B's point of view."""
+    if paired == 0:
+        return "no case was scored in both runs: nothing to compare"
+    if p >= SIGNIFICANCE:
+        return f"no significant difference at 5% ({format_p(p)})"
+    verdict = "better" if c > b else "worse"
+    return f"B is {verdict}, {format_p(p)}"
+
+
+def _difference(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else b - a
+
+
+def _rate(model: ModelResult, metric: str) -> float | None:
+    if not model.has_scores:
+        return None
+    rate: Rate = getattr(model.metrics, metric)
+    return rate.rate
+
+
+def metric_deltas(a: ModelResult, b: ModelResult) -> list[MetricDelta]:
+    """The seven rates, then p50 latency and cost per 100 cases."""
+    deltas = []
+    for metric, label, lower in RATE_METRICS:
+        rate_a, rate_b = _rate(a, metric), _rate(b, metric)
+        deltas.append(
+            MetricDelta(
+                metric=metric,
+                label=label,
+                unit="pp",
+                lower_is_better=lower,
+                a=rate_a,
+                b=rate_b,
+                delta=_difference(rate_a, rate_b),
+            )
+        )
+    others: tuple[tuple[str, str, Unit], ...] = (
+        ("latency_p50_ms", "p50 latency", "ms"),
+        ("cost_per_100_cases_usd", "Cost/100 cases", "usd"),
+    )
+    for metric, label, unit in others:
+        value_a: float | None = getattr(a.metrics, metric)
+        value_b: float | None = getattr(b.metrics, metric)
+        deltas.append(
+            MetricDelta(
+                metric=metric,
+                label=label,
+                unit=unit,
+                lower_is_better=True,
+                a=value_a,
+                b=value_b,
+                delta=_difference(value_a, value_b),
+            )
+        )
+    return deltas
+
+
+def compare(a: ModelResult, b: ModelResult) -> Comparison:
+    """Pair the cases scored in both runs, list the flips and test them; A is the baseline."""
+    cases_b = {case.id: case for case in b.cases}
+    seen: set[str] = set()
+    pass_to_fail: list[str] = []
+    fail_to_pass: list[str] = []
+    unpaired: list[Unpaired] = []
+    both_passed = both_failed = 0
+    for case_a in a.cases:
+        seen.add(case_a.id)
+        case_b = cases_b.get(case_a.id)
+        if case_b is None or case_a.status != "scored" or case_b.status != "scored":
+            unpaired.append(
+                Unpaired(id=case_a.id, a=case_a.status, b=None if case_b is None else case_b.status)
+            )
+            continue
+        passed_a, passed_b = case_a.passed, case_b.passed
+        if passed_a and passed_b:
+            both_passed += 1
+        elif passed_a:
+            pass_to_fail.append(case_a.id)
+        elif passed_b:
+            fail_to_pass.append(case_a.id)
+        else:
+            both_failed += 1
+    unpaired.extend(Unpaired(id=case.id, a=None, b=case.status) for case in b.cases if case.id not in seen)
+
+    paired = both_passed + both_failed + len(pass_to_fail) + len(fail_to_pass)
+    count_b, count_c = len(pass_to_fail), len(fail_to_pass)
+    p = mcnemar_exact(count_b, count_c)
+    return Comparison(
+        model_a=a.model,
+        model_b=b.model,
+        suite_a=a.suite,
+        suite_b=b.suite,
+        paired=paired,
+        both_passed=both_passed,
+        both_failed=both_failed,
+        b=count_b,
+        c=count_c,
+        pass_to_fail=pass_to_fail,
+        fail_to_pass=fail_to_pass,
+        unpaired=unpaired,
+        deltas=metric_deltas(a, b),
+        p_value=p,
+        significant=paired > 0 and p < SIGNIFICANCE,
+        interpretation=interpret(paired, count_b, count_c, p),
+    )
+
+
+__all__ = [
+    "RATE_METRICS",
+    "SIGNIFICANCE",
+    "Comparison",
+    "MetricDelta",
+    "Unpaired",
+    "compare",
+    "format_p",
+    "interpret",
+    "mcnemar_exact",
+    "metric_deltas",
+]

@@ -1,0 +1,229 @@
+"""Formatting shared by the terminal, Markdown and HTML reports, so the three always agree.
+
+Every number a report shows goes through one function here: a rate with nothing to apply to is
+a dash in all three, a cost has the same precision in all three, and the leaderboard has the same
+columns in the same order. Text that came from a model or a gateway goes through `printable`
+first, so a control character is shown, never obeyed.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from lobrec.core.compare import RATE_METRICS
+from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
+from lobrec.core.suite import GROUPS
+
+DASH = "—"
+NO_SCORES = "no scores: every case errored"
+LOWER_IS_BETTER_NOTE = "↓ lower is better"
+KEY = f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DASH} nothing to rate"
+"""The line under every leaderboard that explains its marks."""
+
+
+def percent(rate: float | None) -> str:
+    """A rate in percent with one decimal, or a dash when it had nothing to apply to."""
+    return DASH if rate is None else f"{rate:.1f}%"
+
+
+def rate_counts(rate: Rate) -> str:
+    """`12/14`, the counts behind a rate; a dash when there was nothing to count."""
+    return DASH if rate.total == 0 else f"{rate.passed}/{rate.total}"
+
+
+def _decimals_for(value: float) -> int:
+    """Two decimals for cents and up, else enough for three significant digits (max 6)."""
+    if value == 0 or abs(value) >= 0.1:
+        return 2
+    return min(6, 2 - math.floor(math.log10(abs(value))))
+
+
+def cost(usd: float | None) -> str:
+    """Dollars: `$1.25`, `$0.0312`; a dash when any call was unpriced."""
+    if usd is None:
+        return DASH
+    return f"${usd:.{_decimals_for(usd)}f}"
+
+
+def latency(ms: float | None) -> str:
+    """`850 ms` under a second, `1.24 s` from a second up."""
+    if ms is None:
+        return DASH
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def delta(value: float | None, unit: str) -> str:
+    """A signed difference: `+2.5 pp` (rates), `-120 ms`, `+$0.013`; a dash when undefined."""
+    if value is None:
+        return DASH
+    sign = "+" if value > 0 else "-" if value < 0 else ""
+    size = abs(value)
+    if unit == "pp":
+        text = f"{size:.1f} pp"
+    elif unit == "ms":
+        text = latency(size)
+    elif unit == "usd":
+        text = cost(size)
+    else:
+        raise ValueError(f"unknown unit {unit!r}")
+    if text in ("0.0 pp", "0 ms", "$0.00"):
+        return text
+    return sign + text
+
+
+# --- text from models ----------------------------------------------------------------------------
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+# Bidirectional overrides and isolates can make text read differently from what it is.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _escape_char(char: str) -> str:
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with control characters spelled out (`\\x1b`, `\\n`), so a terminal shows them.
+
+    An ANSI escape in a model's reply or a gateway's model name must appear as text in a report,
+    never change the colours of the reader's terminal; bidi overrides likewise. With
+    `keep_newlines`, line breaks and tabs stay (for multi-line blocks in HTML).
+    """
+    out = []
+    for char in text:
+        if keep_newlines and char in "\n\t":
+            out.append(char)
+        elif char in _BIDI or unicodedata.category(char) == "Cc":
+            out.append(_escape_char(char))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+# --- the leaderboard's shape ---------------------------------------------------------------------
+
+
+class Column(NamedTuple):
+    """One leaderboard column: its heading and how to get its text from a model's result."""
+
+    label: str
+    value: Callable[[ModelResult], str]
+    numeric: bool = True
+    metric: str | None = None
+    """The `Metrics` field of a rate column (for its counts and interval)."""
+    count: bool = False
+    """A case count rather than a measure (a narrow terminal prints these below the table)."""
+
+
+def _rate_column(label: str, metric: str) -> Column:
+    def value(model: ModelResult) -> str:
+        rate: Rate = getattr(model.metrics, metric)
+        return percent(rate.rate if model.has_scores else None)
+
+    return Column(label, value, metric=metric)
+
+
+def _scored(model: ModelResult) -> str:
+    return f"{model.counts.scored}/{model.counts.cases}"
+
+
+def _stale(model: ModelResult) -> str:
+    return str(model.counts.stale + model.counts.unrecorded)
+
+
+LEADERBOARD: tuple[Column, ...] = (
+    Column("Model", lambda model: printable(model.model), numeric=False),
+    *(_rate_column(label + (" ↓" if lower else ""), metric) for metric, label, lower in RATE_METRICS),
+    Column("p50 latency", lambda model: latency(model.metrics.latency_p50_ms)),
+    Column("Cost/100 cases", lambda model: cost(model.metrics.cost_per_100_cases_usd)),
+    Column("Scored", _scored, count=True),
+    Column("Errored", lambda model: str(model.counts.errored), count=True),
+    Column("Stale", _stale, count=True),
+)
+"""The leaderboard, left to right. `Stale` counts stale and unrecorded cases: both need recording."""
+
+
+def ranked(run: RunResult) -> list[ModelResult]:
+    """Models best first by overall rate; models without scores last; ties keep the run's order."""
+
+    def key(model: ModelResult) -> tuple[int, float]:
+        rate = model.metrics.overall.rate
+        if not model.has_scores or rate is None:
+            return (1, 0.0)
+        return (0, -rate)
+
+    return sorted(run.models, key=key)
+
+
+def count_line(model: ModelResult) -> str:
+    """The counts for one model, in words."""
+    counts = model.counts
+    return (
+        f"{counts.scored} of {counts.cases} cases scored; {counts.errored} errored, "
+        f"{counts.stale} stale, {counts.unrecorded} unrecorded"
+    )
+
+
+def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> list[str]:
+    """Things a reader must know to read a model's row; `quote` makes gateway-given names safe."""
+    notes = []
+    if not model.has_scores:
+        notes.append(NO_SCORES)
+    if model.temperature_ignored:
+        notes.append("temperature ignored (the API dropped it for this model)")
+    if len(model.answered_by) > 1:
+        parts = ", ".join(
+            f"{quote(name)} ({count})"
+            for name, count in sorted(model.answered_by.items(), key=lambda item: (-item[1], item[0]))
+        )
+        notes.append(f"answered by {parts}")
+    return notes
+
+
+def rerecord(run: RunResult) -> list[tuple[str, list[str], list[str]]]:
+    """Per model with any: (model, stale case ids, unrecorded case ids), as written; quote them."""
+    out = []
+    for model in ranked(run):
+        stale = [case.id for case in model.cases if case.status == "stale"]
+        unrecorded = [case.id for case in model.cases if case.status == "unrecorded"]
+        if stale or unrecorded:
+            out.append((model.model, stale, unrecorded))
+    return out
+
+
+# --- groups --------------------------------------------------------------------------------------
+
+_GROUP_LABELS = {
+    "selection": "Selection",
+    "arguments": "Arguments",
+    "near_misses": "Near misses",
+    "no_call": "No call needed",
+    "parallel": "Parallel",
+    "chains": "Chains",
+}
+
+
+def group_label(group: str) -> str:
+    return _GROUP_LABELS.get(group, printable(group))
+
+
+def ordered_groups(groups: Iterable[str]) -> list[str]:
+    """The suite's group order first, then any other group names alphabetically."""
+    present = set(groups)
+    return [g for g in GROUPS if g in present] + sorted(present - set(GROUPS))
+
+
+def group_cell(model: ModelResult, group: str) -> str:
+    """A model's overall rate on one group with its counts: `85.7% (12/14)`, or a dash."""
+    metrics: Metrics | None = model.groups.get(group)
+    if metrics is None or metrics.overall.total == 0:
+        return DASH
+    return f"{percent(metrics.overall.rate)} ({rate_counts(metrics.overall)})"

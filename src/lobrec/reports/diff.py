@@ -1,0 +1,149 @@
+"""`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict.
+
+The numbers come from `lobrec.core.compare`; this module only lays them out, for the terminal
+(rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
+Markdown report). A delta is called better or worse in words, not only in colour, and "worse"
+means a rise for the lower-is-better metrics (made-up tool, latency, cost).
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from lobrec.core.compare import Comparison, MetricDelta, Unpaired
+from lobrec.reports._format import cost, delta, latency, percent, printable
+from lobrec.reports.markdown import md, table
+
+_LIST_LIMIT = 20
+
+
+def _value(item: MetricDelta, value: float | None) -> str:
+    if item.unit == "pp":
+        return percent(value)
+    if item.unit == "ms":
+        return latency(value)
+    return cost(value)
+
+
+def direction(item: MetricDelta) -> str:
+    """`better`, `worse` or empty, from B's side, for a metric whose delta is not zero."""
+    if item.delta is None or item.delta == 0:
+        return ""
+    improved = item.delta < 0 if item.lower_is_better else item.delta > 0
+    return "better" if improved else "worse"
+
+
+def _left_out_label(item: Unpaired) -> str:
+    parts = []
+    for side, status in (("A", item.a), ("B", item.b)):
+        if status is None:
+            parts.append(f"not in {side}")
+        elif status != "scored":
+            parts.append(f"{side} {status}")
+    return ", ".join(parts)
+
+
+def left_out(cmp: Comparison) -> list[tuple[str, list[str]]]:
+    """The unpaired cases grouped by why: (`A errored`, ids), in first-seen order."""
+    groups: dict[str, list[str]] = {}
+    for item in cmp.unpaired:
+        groups.setdefault(_left_out_label(item), []).append(item.id)
+    return list(groups.items())
+
+
+def _ids(ids: list[str]) -> list[str]:
+    shown = ids[:_LIST_LIMIT]
+    more = [f"and {len(ids) - _LIST_LIMIT} more"] if len(ids) > _LIST_LIMIT else []
+    return [*shown, *more]
+
+
+def summary_lines(cmp: Comparison) -> list[str]:
+    """The pairing and the test in plain text (names not yet escaped)."""
+    lines = [
+        f"Exact McNemar test: {cmp.interpretation}.",
+        f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
+        f"Paired: {cmp.paired} cases scored in both ({cmp.both_passed} passed in both, "
+        f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
+    ]
+    if not cmp.same_suite:
+        lines.insert(
+            0,
+            f"Warning: A is on suite {cmp.suite_a.name} {cmp.suite_a.version} and B on "
+            f"{cmp.suite_b.name} {cmp.suite_b.version}; "
+            "scores on different suite versions are not comparable.",
+        )
+    return lines
+
+
+def diff_table(cmp: Comparison) -> Table:
+    """Metric, A, B, B - A and whether that is better or worse for B."""
+    result = Table(
+        title=Text(f"A: {printable(cmp.model_a)}  →  B: {printable(cmp.model_b)}", style="bold"),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+    )
+    result.add_column("Metric", no_wrap=True)
+    result.add_column("A", justify="right", no_wrap=True)
+    result.add_column("B", justify="right", no_wrap=True)
+    result.add_column("B − A", justify="right", no_wrap=True)
+    result.add_column("", no_wrap=True)
+    for item in cmp.deltas:
+        verdict = direction(item)
+        style = {"better": "green", "worse": "red"}.get(verdict, "")
+        result.add_row(
+            Text(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
+            Text(_value(item, item.a)),
+            Text(_value(item, item.b)),
+            Text(delta(item.delta, item.unit), style=style),
+            Text(verdict, style=style),
+        )
+    return result
+
+
+def render_diff(cmp: Comparison, console: Console) -> None:
+    """Print the comparison: the metric table, the test, the flipped and the left-out cases."""
+    console.print(diff_table(cmp))
+    for line in summary_lines(cmp):
+        console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
+    flips = (("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass))
+    for label, ids in flips:
+        if ids:
+            console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids)))}"))
+    for label, ids in left_out(cmp):
+        console.print(
+            Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids)))}")
+        )
+
+
+def render_diff_markdown(cmp: Comparison) -> str:
+    """The comparison as Markdown: a heading, the metric table, the test and the case lists."""
+    rows = [
+        [
+            md(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
+            md(_value(item, item.a)),
+            md(_value(item, item.b)),
+            md(delta(item.delta, item.unit)),
+            direction(item),
+        ]
+        for item in cmp.deltas
+    ]
+    header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
+    parts = [
+        f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
+        table(header, rows, left=(0, 4)),
+        *(md(line) for line in summary_lines(cmp)),
+    ]
+    lists = []
+    for label, ids in (("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass)):
+        if ids:
+            lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in _ids(ids))}")
+    for label, ids in left_out(cmp):
+        lists.append(f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in _ids(ids))}")
+    if lists:
+        parts.append("\n".join(lists))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,825 @@
+"""The HTML report: one self-contained file to open in a browser and explore case by case.
+
+It holds the leaderboard, a plot of score against cost, the per-group breakdown, and a matrix of
+every case against every model; each cell opens the model's calls beside the suite's expected
+calls, with the failing check and the judge's reasons. The file loads nothing: styles and the
+small script are inline, the plot is inline SVG, and a Content-Security-Policy forbids network
+loads, so the report works offline and leaks nothing when opened.
+
+Everything from a results file or a suite (model output above all) passes through `_esc`, which
+spells out control characters and then applies `html.escape(..., quote=True)`: a reply holding
+`<script>` is shown as text. A cell can be opened from the address: `report.html#open=<cell id>`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from typing import Any, assert_never
+
+from lobrec import __version__
+from lobrec.core.results import (
+    ApiCall,
+    CallRecord,
+    CaseResult,
+    Mismatch,
+    ModelResult,
+    Rate,
+    RunResult,
+    StepVerdict,
+)
+from lobrec.core.suite import (
+    Absent,
+    CallStep,
+    Case,
+    Check,
+    Contains,
+    Eq,
+    Message,
+    NoCallStep,
+    OneOf,
+    Present,
+    Range,
+    Regex,
+    Subset,
+    Suite,
+)
+from lobrec.reports._format import (
+    DASH,
+    KEY,
+    LEADERBOARD,
+    NO_SCORES,
+    cost,
+    count_line,
+    group_cell,
+    group_label,
+    latency,
+    model_notes,
+    ordered_groups,
+    percent,
+    printable,
+    ranked,
+    rate_counts,
+    rerecord,
+)
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
+
+def _esc(value: object, *, multiline: bool = False) -> str:
+    """Any value as HTML text: control characters spelled out, markup characters escaped."""
+    return html.escape(printable(str(value), keep_newlines=multiline), quote=True)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=repr)
+
+
+# --- status of a cell ------------------------------------------------------------------------------
+
+_STATUS: dict[str, tuple[str, str]] = {
+    "pass": ("✓", "pass"),
+    "fail": ("✗", "fail"),
+    "errored": ("!", "errored"),
+    "stale": ("↻", "stale"),
+    "unrecorded": ("∅", "unrecorded"),
+    "missing": ("·", "not in run"),
+}
+_LEGEND = {
+    "pass": "every step passed",
+    "fail": "a step failed",
+    "errored": "the request failed or the API answered an error; left out of every rate",
+    "stale": "recorded for an older request; re-record",
+    "unrecorded": "no recording; record it",
+    "missing": "the case is not in this model's results",
+}
+
+
+def _cell_status(result: CaseResult | None) -> str:
+    if result is None:
+        return "missing"
+    if result.status == "scored":
+        return "pass" if result.passed else "fail"
+    return result.status
+
+
+def _badge(status: str) -> str:
+    symbol, word = _STATUS[status]
+    return f'<span class="badge {status}">{symbol} {word}</span>'
+
+
+# --- checks and calls ------------------------------------------------------------------------------
+
+
+def check_text(check: Check) -> str:
+    """A check in words: `path = "README.md"`, `text contains "resolved"`, `1 ≤ n ≤ 10`."""
+    match check:
+        case Eq():
+            return f"{check.arg} = {_json(check.value)}"
+        case Subset():
+            return f"{check.arg} includes {_json(check.value)}"
+        case Regex():
+            return f"{check.arg} matches /{check.pattern}/i"
+        case OneOf():
+            left_out = " (or left out)" if None in check.values else ""
+            return f"{check.arg} is one of {_json(check.values)}{left_out}"
+        case Contains():
+            return f"{check.arg} contains {_json(check.value)} (any case)"
+        case Present():
+            return f"{check.arg} is present"
+        case Absent():
+            return f"{check.arg} is absent"
+        case Range():
+            low = "" if check.min is None else f"{check.min:g} ≤ "
+            high = "" if check.max is None else f" ≤ {check.max:g}"
+            return f"{low}{check.arg}{high}"
+        case _:
+            assert_never(check)
+
+
+_ARG_PATH = re.compile(r"^calls\[(\d+)\]\.arguments\.([^.\[]+)")
+
+
+def _failing_args(verdict: StepVerdict) -> set[tuple[str, str]]:
+    """(tool name, argument) pairs a mismatch points at, to highlight the expected checks."""
+    failing = set()
+    for mismatch in verdict.mismatches:
+        found = _ARG_PATH.match(mismatch.path)
+        if found is None:
+            continue
+        index = int(found.group(1))
+        if index < len(verdict.calls) and verdict.calls[index].name is not None:
+            failing.add((verdict.calls[index].name or "", found.group(2)))
+    return failing
+
+
+def _pretty_arguments(text: str | None) -> str:
+    if text is None:
+        return "(no arguments)"
+    try:
+        return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def _expected_html(step: CallStep | NoCallStep, verdict: StepVerdict | None) -> str:
+    if isinstance(step, NoCallStep):
+        answer = f'<pre class="text">{_esc(step.answer, multiline=True)}</pre>' if step.answer else ""
+        return f"<p>No call: a text answer.</p>{answer and '<p class=sub>Reference answer</p>' + answer}"
+    failing = _failing_args(verdict) if verdict is not None else set()
+    names_wrong = verdict is not None and not verdict.passed and not verdict.names_match
+    items = []
+    for expected in step.calls:
+        checks = []
+        for check in expected.checks:
+            bad = (expected.name, check.arg) in failing
+            mark = '<span class="mark">✗</span> ' if bad else ""
+            checks.append(
+                f'<li class="{"failing" if bad else "check"}">{mark}'
+                f"<code>{_esc(check_text(check))}</code></li>"
+            )
+        body = (
+            f'<ul class="checks">{"".join(checks)}</ul>'
+            if checks
+            else '<p class="sub">no argument checks</p>'
+        )
+        if expected.result is not None:
+            body += (
+                '<p class="sub">Result sent back for the next step</p>'
+                f'<pre class="text">{_esc(expected.result, multiline=True)}</pre>'
+            )
+        items.append(
+            f'<li><code class="name{" failing" if names_wrong else ""}">'
+            f"{_esc(expected.name)}</code>{body}</li>"
+        )
+    count = len(step.calls)
+    lead = f"{count} calls in one response:" if count > 1 else "A call:"
+    return f'<p>{lead}</p><ol class="calls">{"".join(items)}</ol>'
+
+
+def _call_html(record: CallRecord) -> str:
+    flags = []
+    if not record.offered:
+        flags.append('<span class="flag bad">made-up tool: not offered</span>')
+    elif record.schema_valid is False:
+        flags.append('<span class="flag bad">arguments do not fit the schema</span>')
+    errors = "".join(f"<li>{_esc(error)}</li>" for error in record.schema_errors)
+    name = DASH if record.name is None else record.name
+    return (
+        f'<li><code class="name">{_esc(name)}</code> {"".join(flags)}'
+        f'<pre class="args">{_esc(_pretty_arguments(record.arguments), multiline=True)}</pre>'
+        f"{f'<ul class=schema-errors>{errors}</ul>' if errors else ''}</li>"
+    )
+
+
+def _observed_html(verdict: StepVerdict) -> str:
+    parts = []
+    if verdict.calls:
+        parts.append(f'<ol class="calls">{"".join(_call_html(record) for record in verdict.calls)}</ol>')
+    else:
+        parts.append("<p>No call.</p>")
+    if verdict.content:
+        parts.append(
+            f'<p class="sub">Text</p><pre class="text">{_esc(verdict.content, multiline=True)}</pre>'
+        )
+    return "".join(parts)
+
+
+def _mismatches_html(mismatches: list[Mismatch]) -> str:
+    if not mismatches:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{_esc(m.path)}</code></td><td><code>{_esc(_json(m.expected))}</code></td>"
+        f"<td><code>{_esc(_json(m.got))}</code></td><td>{_esc(m.reason)}</td></tr>"
+        for m in mismatches
+    )
+    return (
+        '<table class="mismatches"><caption>✗ Why it failed</caption>'
+        "<thead><tr><th>Path</th><th>Expected</th><th>Got</th><th>Reason</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def _step_html(
+    index: int, step: CallStep | NoCallStep | None, verdict: StepVerdict | None, stopped: int | None
+) -> str:
+    expects = "a call" if isinstance(step, CallStep) or (verdict and verdict.expects == "call") else "no call"
+    if verdict is None:
+        where = "" if stopped is None else f": the chain stopped at step {stopped + 1}"
+        state, label = "unreached", f"not reached{where}"
+    elif verdict.passed:
+        state, label = "pass", "✓ passed"
+    else:
+        state, label = "fail", "✗ failed"
+    expected = (
+        _expected_html(step, verdict) if step is not None else '<p class="sub">not in the suite file</p>'
+    )
+    observed = _observed_html(verdict) if verdict is not None else '<p class="sub">—</p>'
+    return (
+        f'<section class="step {state}"><h4>Step {index + 1} · expects {expects} · {_esc(label)}</h4>'
+        f'<div class="cols"><div><h5>Expected</h5>{expected}</div><div><h5>Model</h5>{observed}</div></div>'
+        f"{_mismatches_html(verdict.mismatches) if verdict is not None else ''}</section>"
+    )
+
+
+def _api_html(calls: list[ApiCall]) -> str:
+    if not calls:
+        return ""
+    rows = "".join(
+        f"<tr><td>{c.step + 1}</td><td>{c.attempt + 1}</td>"
+        f"<td>{_esc(DASH if c.status is None else c.status)}</td>"
+        f"<td>{_esc(latency(c.latency_ms))}</td><td>{_esc(cost(c.cost_usd))}</td>"
+        f"<td>{_esc(c.answered_by or DASH)}</td><td>{_esc(c.error or '')}</td></tr>"
+        for c in calls
+    )
+    return (
+        '<details class="api"><summary>API calls</summary><table class="plain">'
+        "<thead><tr><th>Step</th><th>Attempt</th><th>Status</th><th>Latency</th><th>Cost</th>"
+        f"<th>Answered by</th><th>Error</th></tr></thead><tbody>{rows}</tbody></table></details>"
+    )
+
+
+def _message_text(message: Message) -> str:
+    if message.content is not None:
+        return message.content
+    return _json(message.tool_calls) if message.tool_calls else ""
+
+
+def _conversation_html(case: Case | None) -> str:
+    if case is None:
+        return ""
+    lines = "".join(
+        f'<p class="msg"><span class="role">{_esc(message.role)}</span> '
+        f"{_esc(_message_text(message), multiline=True)}</p>"
+        for message in case.messages
+        if message.role != "system"
+    )
+    note = f'<p class="sub">{_esc(case.note)}</p>' if case.note else ""
+    return f'<div class="conversation">{note}{lines}</div>'
+
+
+def _panel_html(
+    model: ModelResult, case_id: str, case: Case | None, result: CaseResult | None, status: str
+) -> str:
+    parts = [
+        '<div class="panel" role="dialog">',
+        f'<div class="panel-head"><div><strong>{_esc(case_id)}</strong> · {_esc(model.model)} '
+        f"{_badge(status)}</div>"
+        '<button type="button" class="close" aria-label="Close">Close ✕</button></div>',
+        _conversation_html(case),
+    ]
+    if result is None:
+        parts.append("<p class=reason>This case is not in this model's results.</p>")
+    elif result.status != "scored":
+        parts.append(
+            f'<p class="reason {status}"><strong>{_esc(result.status.capitalize())}:</strong> '
+            f"{_esc(result.reason or 'no reason recorded')}</p>"
+        )
+    if result is not None and result.status == "scored":
+        steps: list[CallStep | NoCallStep | None] = list(case.steps) if case is not None else []
+        total = max(len(steps), len(result.steps))
+        stopped = next((v.index for v in result.steps if not v.passed), None)
+        by_index = {verdict.index: verdict for verdict in result.steps}
+        for index in range(total):
+            step = steps[index] if index < len(steps) else None
+            parts.append(_step_html(index, step, by_index.get(index), stopped))
+    elif case is not None and status != "missing":
+        for index, step in enumerate(case.steps):
+            parts.append(
+                f'<section class="step unreached"><h4>Step {index + 1} · expected</h4>'
+                f"{_expected_html(step, None)}</section>"
+            )
+    if result is not None:
+        parts.append(_api_html(result.api_calls))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# --- sections --------------------------------------------------------------------------------------
+
+
+def _rate_title(model: ModelResult, attribute: str) -> str:
+    rate: Rate = getattr(model.metrics, attribute)
+    if rate.total == 0:
+        return "nothing to rate"
+    interval = "" if rate.ci95 is None else f", 95% interval {rate.ci95[0]:.1f}–{rate.ci95[1]:.1f}%"
+    return f"{rate_counts(rate)}{interval}"
+
+
+def _leaderboard_html(run: RunResult) -> str:
+    head = "".join(
+        f'<th class="{"num" if column.numeric else "text"}" scope="col">{_esc(column.label)}</th>'
+        for column in LEADERBOARD
+    )
+    rows = []
+    for model in ranked(run):
+        cells = []
+        for column in LEADERBOARD:
+            value = column.value(model)
+            attribute = column.metric
+            if not column.numeric:
+                cells.append(f'<th scope="row" class="text">{_esc(value)}</th>')
+            elif attribute is not None and model.has_scores:
+                cells.append(
+                    f'<td class="num" title="{_esc(_rate_title(model, attribute))}">{_esc(value)}</td>'
+                )
+            else:
+                cells.append(f'<td class="num">{_esc(value)}</td>')
+        row_class = "" if model.has_scores else ' class="no-scores"'
+        rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
+    notes = "".join(
+        f"<li><strong>{_esc(model.model)}</strong>: "
+        f"{_esc('; '.join([count_line(model), *model_notes(model)]))}</li>"
+        for model in ranked(run)
+    )
+    return (
+        '<section id="leaderboard"><h2>Leaderboard</h2>'
+        '<div class="scroll"><table class="board leader">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        f'<p class="sub">{_esc(KEY)} · hover a rate for its counts and 95% interval</p>'
+        f'<ul class="notes">{notes}</ul></section>'
+    )
+
+
+def _groups_html(run: RunResult) -> str:
+    models = ranked(run)
+    head = "".join(f'<th class="num" scope="col">{_esc(model.model)}</th>' for model in models)
+    rows = []
+    for group in ordered_groups(name for model in models for name in model.groups):
+        cells = []
+        for model in models:
+            metrics = model.groups.get(group)
+            share = metrics.overall.rate if metrics is not None else None
+            bar = "" if share is None else f'<span class="bar" style="width:{share:.1f}%"></span>'
+            cells.append(
+                f'<td class="num bar-cell">{bar}'
+                f'<span class="value">{_esc(group_cell(model, group))}</span></td>'
+            )
+        rows.append(f'<tr><th scope="row" class="text">{_esc(group_label(group))}</th>{"".join(cells)}</tr>')
+    return (
+        '<section id="groups"><h2>By group</h2>'
+        '<p class="sub">Overall rate per group, with the cases passed out of those scored.</p>'
+        '<div class="scroll"><table class="board groups">'
+        f'<thead><tr><th class="text" scope="col">Group</th>{head}'
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
+
+
+# --- the plot --------------------------------------------------------------------------------------
+
+
+def _nice_step(span: float, count: int = 5) -> float:
+    raw = span / count
+    power = 10 ** math.floor(math.log10(raw))
+    for factor in (1, 2, 2.5, 5, 10):
+        if raw <= factor * power:
+            return factor * power
+    return 10 * power
+
+
+def _x_axis(costs: list[float]) -> tuple[str, float, float, list[float]]:
+    """(scale, low, high, ticks): logarithmic when costs span more than 20x, else linear from 0."""
+    low, high = min(costs), max(costs)
+    if low > 0 and high / low > 20:
+        first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+        ticks = [10.0**k for k in range(first, last + 1)]
+        return "log", ticks[0], ticks[-1], ticks
+    step = _nice_step(high if high > 0 else 1.0)
+    top = step * math.ceil((high if high > 0 else 1.0) / step)
+    count = round(top / step)
+    return "linear", 0.0, top, [step * i for i in range(count + 1)]
+
+
+def _tick_labels(scale: str, ticks: list[float]) -> list[str]:
+    """Dollar labels that share one precision on a linear axis (`$0.05`, `$0.10`), short on a log one."""
+    if scale == "log":
+        return [f"${tick:g}" for tick in ticks]
+    places = next(
+        (d for d in range(9) if all(abs(round(tick, d) - tick) <= 1e-9 * max(1.0, tick) for tick in ticks)), 8
+    )
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    if step < 1:
+        places = max(places, 2)
+    return [f"${tick:.{places}f}" for tick in ticks]
+
+
+def _plot_html(run: RunResult) -> str:
+    plotted: list[tuple[ModelResult, float, float]] = []
+    skipped: list[str] = []
+    for model in ranked(run):
+        rate, usd = model.metrics.overall.rate, model.metrics.cost_per_100_cases_usd
+        if not model.has_scores or rate is None:
+            skipped.append(f"{_esc(model.model)} ({NO_SCORES})")
+        elif usd is None:
+            skipped.append(f"{_esc(model.model)} (no cost: a call was unpriced)")
+        else:
+            plotted.append((model, usd, rate))
+    note = f'<p class="sub">Not plotted: {"; ".join(skipped)}.</p>' if skipped else ""
+    if not plotted:
+        return (
+            '<section id="plot"><h2>Score against cost</h2>'
+            f"<p>No model has both a score and a cost.</p>{note}</section>"
+        )
+
+    width, height = 720, 380
+    left, right, top, bottom = 64, 180, 20, 56
+    plot_w, plot_h = width - left - right, height - top - bottom
+    scale, low, high, ticks = _x_axis([usd for _, usd, _ in plotted])
+
+    def x_of(usd: float) -> float:
+        if scale == "log":
+            share = (math.log10(usd) - math.log10(low)) / (math.log10(high) - math.log10(low))
+        else:
+            share = (usd - low) / (high - low)
+        return left + share * plot_w
+
+    def y_of(rate: float) -> float:
+        return top + (1 - rate / 100) * plot_h
+
+    parts = [
+        f'<svg class="plot" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
+        'aria-labelledby="plot-title">'
+        '<title id="plot-title">Overall score against cost per 100 cases</title>',
+        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" class="frame"/>',
+    ]
+    for value in range(0, 101, 20):
+        y = y_of(value)
+        parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
+        parts.append(f'<text x="{left - 8}" y="{y + 4:.1f}" class="tick" text-anchor="end">{value}%</text>')
+    for tick, tick_label in zip(ticks, _tick_labels(scale, ticks), strict=True):
+        x = x_of(tick)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top + plot_h}" class="grid"/>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + plot_h + 18}" class="tick" text-anchor="middle">'
+            f"{_esc(tick_label)}</text>"
+        )
+    axis = "Cost per 100 cases (USD" + (", log scale)" if scale == "log" else ")")
+    parts.append(
+        f'<text x="{left + plot_w / 2:.1f}" y="{height - 12}" class="axis" text-anchor="middle">{axis}</text>'
+        f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" class="axis" '
+        'text-anchor="middle">Overall score (%)</text>'
+    )
+    for model, usd, rate in plotted:
+        x, y = x_of(usd), y_of(rate)
+        label = f"{model.model}: {percent(rate)}, {cost(usd)}"
+        parts.append(
+            f'<g class="point"><circle cx="{x:.1f}" cy="{y:.1f}" r="6"><title>{_esc(label)}</title></circle>'
+            f'<text x="{x + 10:.1f}" y="{y + 4:.1f}" class="label">{_esc(model.model)}</text></g>'
+        )
+    parts.append("</svg>")
+    return (
+        '<section id="plot"><h2>Score against cost</h2>'
+        '<p class="sub">Up and to the left is better: a higher score for less money.</p>'
+        f'<div class="scroll">{"".join(parts)}</div>{note}</section>'
+    )
+
+
+# --- the matrix ------------------------------------------------------------------------------------
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:60] or "case"
+
+
+def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple[str, Case | None]]]]:
+    """Cases by group, in the suite's order; cases only in results go last, in their own group."""
+    groups: dict[str, list[tuple[str, Case | None]]] = {}
+    for case in suite.cases:
+        groups.setdefault(case.group, []).append((case.id, case))
+    known = {case.id for case in suite.cases}
+    extra: list[tuple[str, Case | None]] = []
+    for model in models:
+        for result in model.cases:
+            if result.id not in known:
+                known.add(result.id)
+                extra.append((result.id, None))
+    ordered = [(group, groups[group]) for group in ordered_groups(groups)]
+    if extra:
+        ordered.append(("(not in this suite file)", extra))
+    return ordered
+
+
+def _matrix_html(run: RunResult, suite: Suite) -> str:
+    models = ranked(run)
+    lookup = [{result.id: result for result in model.cases} for model in models]
+    # Cell ids use the model's place in the results file, so links survive a change in ranking.
+    place = {id(model): index for index, model in enumerate(run.models)}
+    head = "".join(f'<th scope="col">{_esc(model.model)}</th>' for model in models)
+    legend = "".join(
+        f"<li>{_badge(status)} <span>{_esc(_LEGEND[status])}</span></li>"
+        for status in _STATUS
+        if status != "missing"
+    )
+    body = []
+    used: set[str] = set()
+    for group, cases in _rows(suite, models):
+        scores = "".join(f'<td class="group-score">{_esc(group_cell(model, group))}</td>' for model in models)
+        body.append(f'<tr class="group"><th scope="rowgroup">{_esc(group_label(group))}</th>{scores}</tr>')
+        for index, (case_id, case) in enumerate(cases):
+            note = (
+                f'<span class="case-note">{_esc(case.note)}</span>' if case is not None and case.note else ""
+            )
+            cells = []
+            for model_index, model in enumerate(models):
+                result = lookup[model_index].get(case_id)
+                status = _cell_status(result)
+                cell_id = f"m{place[id(model)]}-{_slug(case_id)}"
+                if cell_id in used:
+                    cell_id = f"{cell_id}-{index}"
+                used.add(cell_id)
+                symbol, word = _STATUS[status]
+                cells.append(
+                    f'<td class="cell {status}"><details class="cell" id="{_esc(cell_id)}">'
+                    f'<summary title="{_esc(case_id)} · {_esc(model.model)}">{symbol} {word}</summary>'
+                    f"{_panel_html(model, case_id, case, result, status)}</details></td>"
+                )
+            body.append(
+                f'<tr><th scope="row" class="case"><code>{_esc(case_id)}</code>{note}</th>'
+                f"{''.join(cells)}</tr>"
+            )
+    return (
+        '<section id="cases"><h2>Cases</h2>'
+        '<p class="sub">Click a cell to see the model\'s calls beside the expected ones; '
+        "the address then links to that cell. Escape closes it.</p>"
+        f'<ul class="legend">{legend}</ul>'
+        f'<div class="scroll"><table class="matrix"><thead><tr><th scope="col">Case</th>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div></section>"
+    )
+
+
+# --- page ------------------------------------------------------------------------------------------
+
+_STYLE = """
+:root {
+  color-scheme: light; --ink: #1f2328; --muted: #59636e; --line: #d1d9e0; --soft: #f6f8fa; --accent: #0969da;
+  --pass: #dafbe1; --pass-ink: #116329; --fail: #ffebe9; --fail-ink: #a40e26;
+  --errored: #fff1c5; --errored-ink: #7d4e00; --stale: #ede7fb; --stale-ink: #5a32a3;
+  --unrecorded: #eef1f4; --unrecorded-ink: #424a53;
+}
+* { box-sizing: border-box; }
+body {
+  margin: 0 auto; max-width: 1320px; padding: 24px 32px 64px; color: var(--ink); background: #fff;
+  font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "DejaVu Sans", sans-serif;
+}
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 32px 0 8px; }
+h4 { font-size: 14px; margin: 0 0 8px; }
+h5 {
+  font-size: 12px; margin: 0 0 4px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em;
+}
+.version { color: var(--muted); font-weight: 400; }
+.sub { color: var(--muted); margin: 4px 0; font-size: 13px; }
+code, pre {
+  font: 12.5px/1.45 ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", "Liberation Mono", monospace;
+}
+pre {
+  margin: 4px 0; padding: 8px 10px; background: var(--soft); border: 1px solid var(--line);
+  border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere;
+}
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; }
+.num { text-align: right; font-variant-numeric: tabular-nums; }
+.text { text-align: left; }
+
+/* leaderboard and groups */
+.board th, .board td { padding: 6px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+.board thead th {
+  background: var(--soft); font-weight: 600; border-bottom: 2px solid var(--line);
+  white-space: normal; vertical-align: bottom;
+}
+.board tbody tr:hover { background: var(--soft); }
+.board tbody th { white-space: normal; min-width: 18ch; }
+.board.leader tbody td:nth-of-type(1) { font-weight: 600; }
+.board td[title] { cursor: help; }
+tr.no-scores td { color: var(--muted); }
+ul.notes { margin: 8px 0 0; padding-left: 20px; color: var(--muted); }
+.groups td.bar-cell { position: relative; min-width: 130px; }
+.groups .bar { position: absolute; left: 0; top: 6px; bottom: 6px; background: #ddf4ff; border-radius: 3px; }
+.groups .value { position: relative; }
+
+/* plot */
+svg.plot { display: block; max-width: 100%; height: auto; }
+svg .frame { fill: #fff; stroke: var(--line); }
+svg .grid { stroke: #eaeef2; }
+svg .tick { font-size: 11px; fill: var(--muted); }
+svg .axis { font-size: 12px; fill: var(--ink); }
+svg .point circle { fill: var(--accent); stroke: #fff; stroke-width: 2; }
+svg .label { font-size: 12px; fill: var(--ink); }
+
+/* statuses: a colour, and always a symbol and a word */
+ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; padding: 0; margin: 8px 0 12px; }
+.badge {
+  display: inline-block; padding: 0 7px; border-radius: 10px; font-weight: 600; font-size: 12px;
+  border: 1px solid currentColor; white-space: nowrap;
+}
+.pass { background: var(--pass); color: var(--pass-ink); }
+.fail { background: var(--fail); color: var(--fail-ink); }
+.errored { background: var(--errored); color: var(--errored-ink); }
+.stale { background: var(--stale); color: var(--stale-ink); }
+.unrecorded { background: var(--unrecorded); color: var(--unrecorded-ink); }
+.missing { background: #fff; color: var(--muted); }
+
+/* the case matrix */
+.matrix { min-width: 100%; }
+.matrix th, .matrix td { border: 1px solid var(--line); padding: 0; }
+.matrix thead th { background: var(--soft); padding: 6px 10px; position: sticky; top: 0; z-index: 1; }
+.matrix thead th:first-child { text-align: left; }
+.matrix th.case { text-align: left; padding: 4px 10px; font-weight: 400; white-space: nowrap; }
+.case-note { display: block; color: var(--muted); font-size: 12px; }
+.matrix tr.group th { text-align: left; background: #eef2f6; padding: 6px 10px; font-size: 13px; }
+.matrix tr.group td { background: #eef2f6; text-align: center; font-size: 12px; color: var(--muted); }
+td.cell > details > summary {
+  display: block; list-style: none; cursor: pointer; padding: 8px 10px; text-align: center;
+  font-weight: 600; font-size: 13px; white-space: nowrap;
+}
+td.cell > details > summary::-webkit-details-marker { display: none; }
+td.cell > details > summary:hover { text-decoration: underline; }
+td.cell > details > summary:focus-visible, details.cell[open] > summary {
+  outline: 3px solid var(--accent); outline-offset: -3px;
+}
+
+/* an open cell: a panel on the right */
+details.cell > .panel {
+  position: fixed; top: 12px; right: 12px; max-height: calc(100vh - 24px);
+  width: min(780px, calc(100vw - 24px));
+  overflow: auto; z-index: 10; background: #fff; color: var(--ink); border: 1px solid var(--line);
+  border-radius: 10px; box-shadow: 0 12px 40px rgba(31, 35, 40, .25); padding: 0 18px 18px;
+  text-align: left; font-weight: 400;
+}
+.panel-head {
+  position: sticky; top: 0; z-index: 1; background: #fff; display: flex; justify-content: space-between;
+  align-items: center; gap: 12px; padding: 14px 0 10px; border-bottom: 1px solid var(--line);
+  margin-bottom: 12px;
+}
+.close {
+  font: inherit; padding: 3px 10px; border: 1px solid var(--line); border-radius: 6px;
+  background: var(--soft); cursor: pointer;
+}
+.conversation .msg { margin: 4px 0; white-space: pre-wrap; }
+.role {
+  display: inline-block; min-width: 64px; color: var(--muted); font-size: 12px; text-transform: uppercase;
+}
+.reason { padding: 8px 12px; border-radius: 6px; border: 1px solid currentColor; }
+.step {
+  border: 1px solid var(--line); border-left-width: 5px; border-radius: 6px;
+  padding: 10px 12px; margin: 12px 0;
+}
+.step.pass, .step.fail { background: #fff; color: var(--ink); }
+.step.pass { border-left-color: var(--pass-ink); }
+.step.fail { border-left-color: var(--fail-ink); }
+.step.unreached { border-left-color: var(--line); color: var(--muted); }
+.cols { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; }
+.cols > div { min-width: 0; }
+ol.calls { margin: 0; padding-left: 20px; }
+ol.calls > li { margin-bottom: 6px; }
+ul.checks { margin: 2px 0; padding-left: 18px; }
+li.failing { color: var(--fail-ink); font-weight: 600; background: var(--fail); border-radius: 4px; }
+code.name.failing { background: var(--fail); color: var(--fail-ink); }
+.mark { color: var(--fail-ink); }
+.flag { display: inline-block; margin-left: 6px; font-size: 12px; padding: 0 6px; border-radius: 4px; }
+.flag.bad { background: var(--fail); color: var(--fail-ink); }
+ul.schema-errors { margin: 2px 0; color: var(--fail-ink); font-size: 12px; }
+table.mismatches { width: 100%; margin-top: 10px; font-size: 13px; background: var(--fail); }
+table.mismatches caption { text-align: left; font-weight: 600; color: var(--fail-ink); padding: 4px 0; }
+table.mismatches th, table.mismatches td {
+  text-align: left; vertical-align: top; padding: 4px 8px; border: 1px solid #f5c2c0;
+  overflow-wrap: break-word;
+}
+table.mismatches th { white-space: nowrap; }
+table.plain th, table.plain td { padding: 2px 8px; border-bottom: 1px solid var(--line); text-align: left; }
+table.plain { font-size: 12px; }
+details.api { margin-top: 12px; }
+details.api > summary { cursor: pointer; color: var(--muted); }
+footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+"""
+
+_SCRIPT = """
+(function () {
+  function cells() { return document.querySelectorAll("details.cell[open]"); }
+  function openFromHash() {
+    var found = /^#open=([A-Za-z0-9_.-]+)$/.exec(location.hash);
+    if (!found) return;
+    var cell = document.getElementById(found[1]);
+    if (cell && cell.tagName === "DETAILS") {
+      cell.open = true;
+      cell.scrollIntoView({ block: "center" });
+    }
+  }
+  function setHash(value) {
+    try { history.replaceState(null, "", value); } catch (error) { /* file: URLs may refuse */ }
+  }
+  document.addEventListener("toggle", function (event) {
+    var cell = event.target;
+    if (!cell.classList || !cell.classList.contains("cell")) return;
+    if (cell.open) {
+      cells().forEach(function (other) { if (other !== cell) other.open = false; });
+      setHash("#open=" + cell.id);
+    } else if (location.hash === "#open=" + cell.id) {
+      setHash(location.pathname + location.search);
+    }
+  }, true);
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("button.close") : null;
+    if (button) { button.closest("details").open = false; }
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") cells().forEach(function (cell) { cell.open = false; });
+  });
+  window.addEventListener("hashchange", openFromHash);
+  openFromHash();
+})();
+"""
+
+
+def render_html(run: RunResult, suite: Suite) -> str:
+    """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
+    title = f"{run.suite.name} {run.suite.version}"
+    models = ranked(run)
+    cases = max((model.counts.cases for model in models), default=len(suite.cases))
+    again = rerecord(run)
+    rerecord_html = ""
+    if again:
+        items = []
+        for model, stale, unrecorded in again:
+            found = []
+            if stale:
+                found.append("stale: " + ", ".join(f"<code>{_esc(case)}</code>" for case in stale))
+            if unrecorded:
+                found.append("unrecorded: " + ", ".join(f"<code>{_esc(case)}</code>" for case in unrecorded))
+            items.append(f"<li><strong>{_esc(model)}</strong>: {'; '.join(found)}</li>")
+        rerecord_html = (
+            f'<section id="rerecord"><h2>Needs re-recording</h2><ul>{"".join(items)}</ul></section>'
+        )
+    mismatch_note = ""
+    if (suite.name, suite.version) != (run.suite.name, run.suite.version):
+        mismatch_note = (
+            f'<p class="reason errored">These results are for {_esc(title)}, but the suite file given is '
+            f"{_esc(suite.name)} {_esc(suite.version)}: expected calls may not match.</p>"
+        )
+    return "".join(
+        [
+            '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+            f"<title>lobrec · {_esc(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n",
+            f"<header><h1>Tool calling on {_esc(run.suite.name)} "
+            f'<span class="version">{_esc(run.suite.version)}'
+            "</span></h1>",
+            f'<p class="sub">{len(models)} model{"s" if len(models) != 1 else ""} · {cases} cases · '
+            "a score is comparable only to another score on the same suite version</p>",
+            f"{mismatch_note}</header>\n",
+            _leaderboard_html(run),
+            "\n",
+            _plot_html(run),
+            "\n",
+            _groups_html(run),
+            "\n",
+            rerecord_html,
+            _matrix_html(run, suite),
+            f"\n<footer>Made by lobrec {_esc(__version__)} · results format {run.results_format} · "
+            "this file loads nothing from the network</footer>\n",
+            f"<script>{_SCRIPT}</script>\n</body>\n</html>\n",
+        ]
+    )

@@ -1,0 +1,155 @@
+"""The terminal report: the leaderboard, a per-group breakdown, and the cases to re-record.
+
+Every string that came from a results file (model names, case ids, the names a gateway said
+answered) is put in a `rich.text.Text`, never parsed as markup, after `printable` has spelled out
+its control characters: a model called `[bold]x` or a name holding `\\x1b[31m` prints as written
+and cannot restyle the reader's terminal.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from lobrec.core.results import RunResult
+from lobrec.reports._format import (
+    KEY,
+    LEADERBOARD,
+    count_line,
+    group_cell,
+    group_label,
+    model_notes,
+    ordered_groups,
+    printable,
+    ranked,
+    rerecord,
+)
+
+# Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
+_HEADINGS = {
+    "Right tool": "Right\ntool",
+    "Valid args": "Valid\nargs",
+    "Made-up tool ↓": "Made-up\ntool ↓",
+    "No call needed": "No call\nneeded",
+    "p50 latency": "p50\nlatency",
+    "Cost/100 cases": "Cost/100\ncases",
+}
+
+
+def _longest_model(run: RunResult) -> int:
+    return max((len(printable(model.model)) for model in run.models), default=5)
+
+
+def _title(run: RunResult) -> Text:
+    return Text(printable(f"{run.suite.name} {run.suite.version}"), style="bold")
+
+
+def _table(title: Text, caption: str | None = None) -> Table:
+    return Table(
+        title=title,
+        caption=caption,
+        box=box.SIMPLE_HEAD,
+        caption_justify="left",
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+    )
+
+
+def leaderboard_table(run: RunResult, *, counts: bool = True) -> Table:
+    """One row per model, best overall first; without `counts`, no Scored/Errored/Stale columns."""
+    columns = [column for column in LEADERBOARD if counts or not column.count]
+    table = _table(_title(run), caption=KEY)
+    for column in columns:
+        heading = _HEADINGS.get(column.label, column.label)
+        if column.numeric:
+            table.add_column(heading, justify="right", no_wrap=True)
+        else:
+            table.add_column(heading, overflow="fold", min_width=min(16, _longest_model(run)))
+    for model in ranked(run):
+        cells = [Text(column.value(model)) for column in columns]
+        if not model.has_scores:
+            for cell in cells[1:]:
+                cell.stylize("dim")
+        table.add_row(*cells)
+    return table
+
+
+def _natural_width(table: Table) -> int:
+    """The width `table` takes when nothing constrains it (rich's measure ignores collapsed padding)."""
+    probe = Console(width=10_000, file=io.StringIO(), color_system=None)
+    lines = probe.render_lines(table, probe.options, pad=False)
+    return max((Segment.get_line_length(line) for line in lines), default=0)
+
+
+def counts_text(run: RunResult) -> Text:
+    """The case counts per model, one line each (for terminals too narrow for the count columns)."""
+    return Text("\n".join(f"{printable(model.model)}: {count_line(model)}" for model in ranked(run)))
+
+
+def group_table(run: RunResult) -> Table:
+    """Overall rate per group (rows) and model (columns), with the counts behind each rate."""
+    models = ranked(run)
+    table = _table(Text("By group", style="bold"))
+    table.add_column("Group", no_wrap=True)
+    for model in models:
+        table.add_column(Text(printable(model.model)), justify="right", overflow="fold", min_width=12)
+    groups = ordered_groups(name for model in models for name in model.groups)
+    for group in groups:
+        table.add_row(Text(group_label(group)), *(Text(group_cell(model, group)) for model in models))
+    return table
+
+
+def notes_text(run: RunResult) -> Text | None:
+    """One line per note on a model (no scores, temperature dropped, who answered)."""
+    lines = [f"{printable(model.model)}: {note}" for model in ranked(run) for note in model_notes(model)]
+    return Text("\n".join(f"• {line}" for line in lines)) if lines else None
+
+
+def rerecord_text(run: RunResult) -> Text | None:
+    """The stale and unrecorded case ids per model, or None when every case was recorded."""
+    entries = rerecord(run)
+    if not entries:
+        return None
+    text = Text("Needs re-recording:\n", style="bold")
+    for model, stale, unrecorded in entries:
+        parts = []
+        if stale:
+            parts.append(f"stale: {', '.join(map(printable, stale))}")
+        if unrecorded:
+            parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
+        text.append(f"  {printable(model)} — {'; '.join(parts)}\n", style="")
+    text.rstrip()
+    return text
+
+
+def render_leaderboard(run: RunResult, console: Console, *, by_group: bool = False) -> None:
+    """Print the leaderboard, the notes, optionally the per-group table, and what to re-record."""
+    table = leaderboard_table(run)
+    narrow = _natural_width(table) > console.width
+    if narrow:
+        table = leaderboard_table(run, counts=False)
+    console.print(table)
+    if narrow:
+        console.print(counts_text(run))
+    notes = notes_text(run)
+    if notes is not None:
+        console.print(notes)
+    if by_group:
+        console.print()
+        console.print(group_table(run))
+    again = rerecord_text(run)
+    if again is not None:
+        console.print()
+        console.print(again)
+
+
+def safe_markup(text: str) -> str:
+    """`text` from a model or gateway, ready to embed in a rich markup string (e.g. progress lines)."""
+    return escape(printable(text))
