@@ -7,9 +7,7 @@ stderr, so `lobrec rescore cassettes/ --markdown - > report.md` works.
 
 from __future__ import annotations
 
-import asyncio
 import enum
-import signal
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -68,25 +66,79 @@ def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
+class Interrupted(Exception):
+    """SIGINT/SIGTERM cancelled a run outside the part that keeps what finished (`run_jobs`)."""
+
+
 def _run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine; SIGINT/SIGTERM cancel it so it can keep what finished and stop cleanly."""
+    """Run a coroutine; SIGINT/SIGTERM cancel it so it can keep what finished and stop cleanly.
+
+    A signal that lands before or after the cases run (opening the client, replaying the rest,
+    writing reports) raises `Interrupted` instead of a CancelledError traceback.
+    """
+    import asyncio  # here, not at the top: asyncio is a third of `lobrec --help`'s start-up
+    import signal
+
+    signalled = False
 
     async def main() -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
+
+        def stop() -> None:
+            nonlocal signalled
+            signalled = True
+            task.cancel()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, task.cancel)
+            loop.add_signal_handler(sig, stop)
         try:
             return await coro
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 loop.remove_signal_handler(sig)
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if signalled:
+            raise Interrupted from None
+        raise
 
 
-def _write(target: str, text: str) -> None:
+def _load_runnable_suite(path: Path | None) -> Any:
+    """Load the suite for `record` or `rescore`, refusing one with a case no model could pass.
+
+    Decoding already names the file and JSON path of a syntax error, a wrong type or an unknown
+    field. Two mistakes decode fine but would silently fail every model: a check on an argument the
+    tool does not take, and an expected call to a tool the case does not offer (`lobrec suite
+    check` reports these with every other build rule). The first one found stops the run.
+    """
+    from lobrec.core.suite import CallStep
+    from lobrec.errors import SuiteError
+    from lobrec.suite_file import default_suite_path, load_suite
+
+    source = path if path is not None else default_suite_path()
+    suite = load_suite(source)
+    for c, case in enumerate(suite.cases):
+        offered = {tool.function.name: tool for tool in suite.offered_tools(case)}
+        for s, step in enumerate(case.steps):
+            for k, call in enumerate(step.calls if isinstance(step, CallStep) else []):
+                where = f"$.cases[{c}].steps[{s}].calls[{k}]"
+                tool = offered.get(call.name)
+                if tool is None:
+                    problem = f"{where}.name: {call.name!r} is not a tool case {case.id} offers"
+                    raise SuiteError(f"{source}: {problem}")
+                properties = tool.function.parameters.get("properties", {})
+                for m, check in enumerate(call.checks):
+                    if check.arg not in properties:
+                        problem = f"{where}.checks[{m}].arg: {check.arg!r} is not a parameter of {call.name}"
+                        raise SuiteError(f"{source}: {problem}")
+    return suite
+
+
+def write_report(target: str, text: str) -> None:
     """Write a report to a file, or to stdout for `-`."""
     if target == "-":
         sys.stdout.write(text)
@@ -110,15 +162,15 @@ def _emit_reports(
     from lobrec.core.results import encode_results
 
     if json_out:
-        _write(json_out, encode_results(run).decode("utf-8"))
+        write_report(json_out, encode_results(run).decode("utf-8"))
     if markdown_out:
         from lobrec.reports.markdown import render_markdown
 
-        _write(markdown_out, render_markdown(run))
+        write_report(markdown_out, render_markdown(run))
     if html_out:
         from lobrec.reports.html import render_html
 
-        _write(html_out, render_html(run, suite))
+        write_report(html_out, render_html(run, suite))
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
@@ -160,7 +212,6 @@ def record(
     from lobrec.recording import record as record_run
     from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy
-    from lobrec.suite_file import load_suite
 
     try:
         delays = tuple(float(part) for part in retry_delays.split(",") if part.strip())
@@ -169,7 +220,7 @@ def record(
             f"--retry-delays {retry_delays!r}: expected seconds separated by commas, e.g. 1,2,4"
         ) from None
     try:
-        suite = load_suite(suite_path)
+        suite = _load_runnable_suite(suite_path)
         gateway = resolve_gateway(base_url)
         options = RecordOptions(
             models=list(dict.fromkeys(model)),
@@ -183,6 +234,12 @@ def record(
             outcome = _run_async(record_run(suite, gateway, options, progress))
     except LobrecError as exc:
         raise fail(str(exc)) from None
+    except Interrupted:
+        raise fail(
+            "interrupted; every case recorded so far is kept. Resume with: "
+            + " ".join(["lobrec record", *(f"--model {m}" for m in options.models), "--missing"]),
+            Exit.INTERRUPTED,
+        ) from None
     _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
@@ -213,14 +270,15 @@ def rescore(
     from lobrec.errors import LobrecError
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
-    from lobrec.suite_file import load_suite
 
     try:
-        suite = load_suite(suite_path)
+        suite = _load_runnable_suite(suite_path)
         with RunProgress("rescoring", total=None) as progress:
             outcome = _run_async(rescore_run(suite, cassettes_dir, progress))
     except LobrecError as exc:
         raise fail(str(exc)) from None
+    except Interrupted:
+        raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
     incomplete = _incomplete_summary(outcome)
     if incomplete:
@@ -255,10 +313,12 @@ def _incomplete_summary(outcome: Any) -> list[str]:
 
 
 def _register_subcommands() -> None:
+    from lobrec.cli_diff import diff_command
     from lobrec.cli_fake import fake_gateway_command
     from lobrec.cli_suite import suite_app
 
     app.add_typer(suite_app, name="suite", help="Check or show the suite.")
+    app.command("diff")(diff_command)
     app.command("fake-gateway")(fake_gateway_command)
 
 

@@ -14,6 +14,7 @@ every rate and listed so they can be recorded again with `lobrec record --model 
 from __future__ import annotations
 
 import contextlib
+import http.cookiejar
 import socket
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -41,9 +42,19 @@ from lobrec.transport import CassetteTransport, open_for_replay, using
 REPLAY_URL = "http://replay.invalid/v1/chat/completions"
 
 
+class _NoCookies(http.cookiejar.CookieJar):
+    """Replay keeps no cookies: cassettes hold no Set-Cookie, and a request matches on its body only.
+    Skipping the jar saves httpx's per-response cookie parsing, a tenth of a rescore."""
+
+    def extract_cookies(self, response: Any, request: Any) -> None:
+        return None
+
+
 @contextlib.asynccontextmanager
 async def replay_client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(transport=CassetteTransport(None), trust_env=False) as client:
+    async with httpx.AsyncClient(
+        transport=CassetteTransport(None), trust_env=False, cookies=_NoCookies()
+    ) as client:
         yield client
 
 
@@ -80,6 +91,8 @@ class ReplayModel:
     """Set when the whole directory is unusable (bad manifest): every case is errored with it."""
     unreadable: list[str] = field(default_factory=list)
     """Ids of cases whose cassette (or manifest) could not be read."""
+    fingerprints: dict[str, str] = field(default_factory=dict)
+    """Case fingerprints by id, computed once: `rescore` shares one dict between all its models."""
 
     async def replay_case(self, client: httpx.AsyncClient, suite: Suite, case: Case) -> CaseResult:
         def status(kind: str, reason: str) -> CaseResult:
@@ -94,7 +107,10 @@ class ReplayModel:
         entry = self.manifest.cases.get(case.id) if self.manifest else None
         if entry is None:
             return status("stale", f"{path}: not listed in the manifest")
-        if entry.fingerprint != case_fingerprint(suite, case):
+        fingerprint = self.fingerprints.get(case.id)
+        if fingerprint is None:
+            fingerprint = self.fingerprints[case.id] = case_fingerprint(suite, case)
+        if entry.fingerprint != fingerprint:
             return status(
                 "stale", "the case's messages, tools or scripted results changed since it was recorded"
             )
@@ -153,8 +169,19 @@ class RescoreOutcome:
 async def rescore(
     suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8
 ) -> RescoreOutcome:
+    """Re-judge every model directory under `root`."""
+    return await rescore_directories(suite, model_directories(root), progress, concurrency)
+
+
+async def rescore_directories(
+    suite: Suite, directories: list[Path], progress: Progress | None = None, concurrency: int = 8
+) -> RescoreOutcome:
+    """Re-judge the given model directories (each holding a manifest)."""
     progress = progress or Progress()
-    models = [open_model_directory(directory, suite) for directory in model_directories(root)]
+    models = [open_model_directory(directory, suite) for directory in directories]
+    fingerprints: dict[str, str] = {}
+    for replay in models:
+        replay.fingerprints = fingerprints
     results: dict[str, dict[str, CaseResult]] = {m.model: {} for m in models}
 
     with sockets_shut():

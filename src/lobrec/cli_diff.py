@@ -1,0 +1,76 @@
+"""`lobrec diff A B`: compare two recordings case by case, with an exact McNemar test.
+
+Each side is a model's cassette directory (re-judged offline, as `rescore` would) or a results JSON
+file holding one model. Kept apart from `cli.py` so the command's loading rules live in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+if TYPE_CHECKING:
+    from lobrec.core.results import ModelResult
+    from lobrec.core.suite import Suite
+
+
+def load_side(path: Path, suite_path: Path | None) -> ModelResult:
+    """One side of the comparison; raises LobrecError with a one-line reason naming the path."""
+    import asyncio
+
+    import msgspec
+
+    from lobrec.cassettes import MANIFEST
+    from lobrec.core.results import decode_results
+    from lobrec.errors import LobrecError
+    from lobrec.replay import rescore_directories
+    from lobrec.suite_file import load_suite
+
+    if path.is_dir():
+        if not (path / MANIFEST).is_file():
+            raise LobrecError(
+                f"{path}: not a model cassette directory (no {MANIFEST}); name e.g. cassettes/auto"
+            )
+        suite: Suite = load_suite(suite_path)
+        (model,) = asyncio.run(rescore_directories(suite, [path])).run.models
+        return model
+    try:
+        run = decode_results(path.read_bytes())
+    except OSError as exc:
+        raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
+    if len(run.models) != 1:
+        names = ", ".join(m.model for m in run.models) or "none"
+        raise LobrecError(
+            f"{path}: holds {len(run.models)} models ({names}); compare one model directory each"
+        )
+    return run.models[0]
+
+
+def diff_command(
+    a: Path = typer.Argument(..., help="Model cassette directory (cassettes/<model>) or results JSON: A."),
+    b: Path = typer.Argument(..., help="Model cassette directory or results JSON: B."),
+    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
+    markdown_out: str | None = typer.Option(
+        None, "--markdown", help="Also write the comparison as Markdown (- for stdout)."
+    ),
+) -> None:
+    """Compare two recordings case by case: flips, metric deltas, exact McNemar p-value."""
+    from rich.console import Console
+
+    from lobrec.cli import Exit, fail, write_report
+    from lobrec.core.compare import compare
+    from lobrec.errors import LobrecError
+    from lobrec.reports.diff import render_diff, render_diff_markdown
+
+    try:
+        comparison = compare(load_side(a, suite_path), load_side(b, suite_path))
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    if markdown_out:
+        write_report(markdown_out, render_diff_markdown(comparison))
+    render_diff(comparison, Console(stderr=markdown_out == "-"))
+    raise typer.Exit(Exit.OK)

@@ -1,0 +1,54 @@
+"""`lobrec diff` on the committed cassettes: directories and results files, and its errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from lobrec.cli import Exit, app
+from lobrec.core.results import RunResult, decode_results, encode_results
+
+ROOT = Path(__file__).resolve().parents[2]
+ORACLE = ROOT / "cassettes" / "fixture%2Foracle"
+SLOPPY = ROOT / "cassettes" / "fixture%2Fsloppy"
+
+
+def expected() -> dict[str, set[str]]:
+    run = decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())
+    return {m.model: {c.id for c in m.cases if c.passed} for m in run.models}
+
+
+def test_diff_of_two_model_directories(tmp_path: Path) -> None:
+    out = tmp_path / "diff.md"
+    result = CliRunner().invoke(app, ["diff", str(ORACLE), str(SLOPPY), "--markdown", str(out)])
+    assert result.exit_code == Exit.OK, result.stderr
+    passed = expected()
+    flips = sorted(passed["fixture/oracle"] - passed["fixture/sloppy"])
+    text = out.read_text()
+    assert f"Discordant: b = {len(flips)} (A passed, B failed), c = 0 (A failed, B passed)." in text
+    assert "Exact McNemar test: B is worse, p\\<0.001." in text
+
+
+def test_diff_accepts_results_files_with_one_model(tmp_path: Path) -> None:
+    run = decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())
+    for model in run.models[:2]:
+        one = RunResult(suite=run.suite, models=[model])
+        (tmp_path / f"{model.model.replace('/', '_')}.json").write_bytes(encode_results(one))
+    a, b = sorted(tmp_path.glob("*.json"))
+    result = CliRunner().invoke(app, ["diff", str(a), str(a)])
+    assert result.exit_code == Exit.OK
+    assert "no significant difference" in result.stdout
+    assert CliRunner().invoke(app, ["diff", str(a), str(b)]).exit_code == Exit.OK
+
+
+def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["diff", str(ROOT / "cassettes"), str(ORACLE)])
+    assert result.exit_code == Exit.BAD_INPUT
+    assert result.stderr.strip() == (
+        f"lobrec: {ROOT / 'cassettes'}: not a model cassette directory (no manifest.json); "
+        "name e.g. cassettes/auto"
+    )
+    several = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "expected-results.json"), str(ORACLE)])
+    assert several.exit_code == Exit.BAD_INPUT
+    assert "holds 5 models" in several.stderr
