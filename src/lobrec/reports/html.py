@@ -666,8 +666,9 @@ ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; pad
 .matrix th, .matrix td { border: 1px solid var(--line); padding: 0; }
 .matrix thead th { background: var(--soft); padding: 6px 10px; position: sticky; top: 0; z-index: 1; }
 .matrix thead th:first-child { text-align: left; }
-.matrix th.case { text-align: left; padding: 4px 10px; font-weight: 400; white-space: nowrap; }
-.case-note { display: block; color: var(--muted); font-size: 12px; }
+.matrix th.case { text-align: left; padding: 4px 10px; font-weight: 400; width: 420px; max-width: 420px; }
+.case-note { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden;
+  color: var(--muted); font-size: 12px; line-height: 1.35; }
 .matrix tr.group th { text-align: left; background: #eef2f6; padding: 6px 10px; font-size: 13px; }
 .matrix tr.group td { background: #eef2f6; text-align: center; font-size: 12px; color: var(--muted); }
 td.cell > details > summary {
