@@ -7,9 +7,11 @@ stderr, so `lobrec rescore cassettes/ --markdown - > report.md` works.
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -77,7 +79,6 @@ def _run_async(coro: Coroutine[Any, Any, T]) -> T:
     writing reports) raises `Interrupted` instead of a CancelledError traceback.
     """
     import asyncio  # here, not at the top: asyncio is a third of `lobrec --help`'s start-up
-    import signal
 
     signalled = False
 
@@ -144,9 +145,23 @@ def write_report(target: str, text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    path = Path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    from lobrec.cassettes import write_atomic
+
+    write_atomic(Path(target), text.encode("utf-8"))  # a kill mid-write leaves no half report
+
+
+@contextlib.contextmanager
+def _interruptible_reports() -> Iterator[None]:
+    """Once the event loop is gone, SIGTERM is fatal by default and SIGINT a traceback; while the
+    reports are written both end the command as an interrupted run instead."""
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    except KeyboardInterrupt:
+        message = "interrupted while writing the reports; every cassette is complete"
+        raise fail(message, Exit.INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _emit_reports(
@@ -240,7 +255,8 @@ def record(
             + " ".join(["lobrec record", *(f"--model {m}" for m in options.models), "--missing"]),
             Exit.INTERRUPTED,
         ) from None
-    _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    with _interruptible_reports():
+        _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
         typer.echo(
@@ -279,7 +295,8 @@ def rescore(
         raise fail(str(exc)) from None
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
-    _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    with _interruptible_reports():
+        _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
     incomplete = _incomplete_summary(outcome)
     if incomplete:
         for line in incomplete:
@@ -313,12 +330,14 @@ def _incomplete_summary(outcome: Any) -> list[str]:
 
 
 def _register_subcommands() -> None:
+    from lobrec.cli_audit import audit_command
     from lobrec.cli_diff import diff_command
     from lobrec.cli_fake import fake_gateway_command
     from lobrec.cli_suite import suite_app
 
     app.add_typer(suite_app, name="suite", help="Check or show the suite.")
     app.command("diff")(diff_command)
+    app.command("audit")(audit_command)
     app.command("fake-gateway")(fake_gateway_command)
 
 

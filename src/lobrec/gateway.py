@@ -52,4 +52,6 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
         raise ConfigError(
             f"{KEY_ENV} is not set; it is required for {url} (only a loopback gateway runs without a key)"
         )
+    if key is not None and parts.scheme == "http" and not is_loopback(url):
+        raise ConfigError(f"refusing to send {KEY_ENV} over plain http to {url}; use https")
     return Gateway(base_url=url, api_key=key)

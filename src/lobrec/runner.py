@@ -23,7 +23,7 @@ from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, Message, Suite
-from lobrec.errors import CassetteMiss, GatewayError, TransportFailure
+from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
 from lobrec.transport import ELAPSED_HEADER
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -74,8 +74,8 @@ def _error_message(response: httpx.Response) -> str:
     try:
         data: Any = response.json()
         message = data["error"]["message"]
-        if isinstance(message, str):
-            return message[:200]
+        if isinstance(message, str):  # JSON may spell a lone surrogate, which nothing can encode
+            return message[:200].encode("utf-8", "replace").decode("utf-8")
     except (ValueError, KeyError, TypeError):
         pass
     return response.reason_phrase or "error"
@@ -183,6 +183,8 @@ async def run_case(
             return result("errored", exc.reason)
         except CassetteMiss as exc:
             return result("stale", f"step {index}: {exc}")
+        except CassetteError as exc:  # a recorded answer that cannot be replayed (untrusted file)
+            return result("errored", f"step {index}: {exc}")
         except GatewayError as exc:
             return result("errored", f"step {index}: {exc}")
         attempts[-1] = _judged(attempts[-1], reply.model)

@@ -1,8 +1,9 @@
 """The seam between the runner and the network: an httpx transport that records or replays.
 
 The runner always talks through `CassetteTransport`; live recording and offline replay differ only
-in whether it has a real transport underneath. Each request goes to vcrpy's `Cassette` for the case
-being run, found through a ContextVar that each case's task sets. vcrpy's own patching of httpx is
+in whether it has a real transport underneath. Each request goes to the cassette of the case being
+run (vcrpy's `Cassette` when recording, the lighter `ReplayCassette` when replaying), found through a
+ContextVar that each case's task sets. vcrpy's own patching of httpx is
 process-wide, so concurrent cases would mix their recordings, and a replay miss could reach the
 real network; this transport patches nothing.
 
@@ -24,7 +25,8 @@ import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import urlparse
 
 import httpx
 import msgspec
@@ -35,7 +37,15 @@ from vcr.persisters.filesystem import CassetteNotFoundError
 from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 
-from lobrec.cassettes import MAX_CASSETTE_BYTES, CassetteFile, encode_pretty, read_capped, write_atomic
+from lobrec.cassettes import (
+    CASSETTE_FORMAT_VERSION,
+    MAX_CASSETTE_BYTES,
+    CassetteFile,
+    RecordedResponse,
+    encode_pretty,
+    read_capped,
+    write_atomic,
+)
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
 
 ELAPSED_HEADER = "x-lobrec-elapsed-ms"
@@ -60,7 +70,7 @@ DECODED_BODY_HEADERS = ("content-encoding", "content-length")
 MATCH_ON = (method, raw_body)
 """Requests match on method and exact body bytes (which hold the model and every message)."""
 
-_current: contextvars.ContextVar[Cassette] = contextvars.ContextVar("lobrec_cassette")
+_current: contextvars.ContextVar[Cassette | ReplayCassette] = contextvars.ContextVar("lobrec_cassette")
 
 
 class MsgspecSerializer:
@@ -103,18 +113,109 @@ class SafePersister:
         write_atomic(Path(cassette_path), text.encode("utf-8"))
 
 
-def open_for_replay(path: Path) -> Cassette:
-    """Load a recorded cassette for playback in vcrpy's record mode `none`: a miss raises."""
-    if not path.exists() and not path.is_symlink():
-        raise CassetteError(f"{path}: no cassette")
-    cassette = Cassette.load(
-        path=str(path),
-        serializer=MsgspecSerializer,
-        persister=SafePersister,
-        record_mode=RecordMode.NONE,
-        match_on=MATCH_ON,
-    )
-    return cassette
+class PlaybackRequest(NamedTuple):
+    """What replay matches on (method and exact body bytes); vcrpy's matchers accept it too."""
+
+    method: str
+    body: bytes
+
+
+class ReplayCassette:
+    """A recorded cassette for playback only: the three members of vcrpy's `Cassette` that the
+    transport uses (`path`, `can_play_response_for`, `play_response`), built straight from the
+    decoded file.
+
+    Replay is most of a rescore's time, and vcrpy's own loading deep-copies every response and
+    re-runs its matchers (with a diff on every mismatch); this reads each file once. It plays as
+    vcrpy's `Cassette` in record mode `none` with `MATCH_ON` and no playback repeats: a request
+    gets the first recorded interaction with the same method and body that has not been played,
+    each interaction plays once, and anything else is a miss. `tests/unit/test_replay_cassette.py`
+    checks it against vcrpy on the committed cassettes. vcrpy still records.
+    """
+
+    def __init__(self, path: str, interactions: list[tuple[str, bytes | None, dict[str, Any]]]) -> None:
+        self.path = path
+        self._interactions = interactions
+        self._unplayed = list(range(len(interactions)))
+
+    @classmethod
+    def load(cls, path: Path) -> ReplayCassette:
+        """Read and check the file as `SafePersister` does, with the same errors."""
+        data = read_capped(path, MAX_CASSETTE_BYTES)
+        try:
+            cassette = _cassette_decoder.decode(data)
+            if cassette.version != CASSETTE_FORMAT_VERSION:
+                raise ValueError(f"cassette format version {cassette.version}, expected 1")
+            interactions = [
+                (i.request.method, _request_body(i.request.uri, i.request.body), _response(i.response))
+                for i in cassette.interactions
+            ]
+        except ValueError as exc:  # msgspec's errors are ValueErrors too
+            raise _load_error(path, data, exc) from None
+        return cls(str(path), interactions)
+
+    def _find(self, request: PlaybackRequest | VcrRequest) -> int | None:
+        for position, index in enumerate(self._unplayed):
+            method, body, _ = self._interactions[index]
+            if method == request.method and body == request.body:
+                return position
+        return None
+
+    def can_play_response_for(self, request: PlaybackRequest | VcrRequest) -> bool:
+        return self._find(request) is not None
+
+    def play_response(self, request: PlaybackRequest | VcrRequest) -> dict[str, Any]:
+        position = self._find(request)
+        if position is None:
+            raise CassetteMiss(f"{self.path}: no recorded answer for this request")
+        return self._interactions[self._unplayed.pop(position)][2]
+
+
+_cassette_decoder = msgspec.json.Decoder(CassetteFile)
+
+
+def _load_error(path: Path, data: bytes, exc: ValueError) -> CassetteError:
+    """`SafePersister`'s message: it checks UTF-8 first (here only once decoding failed), then JSON,
+    then the shape."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return CassetteError(f"{path}: not UTF-8 text")
+    if isinstance(exc, msgspec.ValidationError):
+        return CassetteError(f"{path}: not a cassette: {exc}")
+    if isinstance(exc, msgspec.DecodeError):
+        return CassetteError(f"{path}: not valid JSON: {exc}")
+    return CassetteError(f"{path}: not a cassette: {exc}")
+
+
+def _request_body(uri: str, body: str | None) -> bytes | None:
+    """As vcrpy's `Request` does: the body as UTF-8 bytes, and a URI that `urlparse` accepts."""
+    urlparse(uri)
+    return None if body is None else body.encode("utf-8")
+
+
+def _response(response: RecordedResponse) -> dict[str, Any]:
+    """The recorded response as vcrpy hands it out: plain dicts, the body as UTF-8 bytes."""
+    text = response.body.string
+    try:
+        content: str | bytes = text.encode("utf-8")
+    except UnicodeEncodeError:
+        content = text
+    return {
+        "status": {"code": response.status.code, "message": response.status.message},
+        "headers": response.headers,
+        "body": {"string": content},
+    }
+
+
+def open_for_replay(path: Path) -> ReplayCassette:
+    """Load a recorded cassette for playback (see `ReplayCassette`): a miss raises."""
+    try:
+        return ReplayCassette.load(path)
+    except CassetteError:
+        if not path.exists() and not path.is_symlink():  # asked only on failure: one stat less
+            raise CassetteError(f"{path}: no cassette") from None
+        raise
 
 
 def new_for_recording(path: Path) -> Cassette:
@@ -135,7 +236,7 @@ def save(cassette: Cassette) -> None:
 
 
 @contextlib.contextmanager
-def using(cassette: Cassette) -> Iterator[Cassette]:
+def using(cassette: Cassette | ReplayCassette) -> Iterator[Cassette | ReplayCassette]:
     """Route this task's requests to `cassette` (a ContextVar: concurrent tasks never mix)."""
     token = _current.set(cassette)
     try:
@@ -209,15 +310,19 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         if cassette is None:
             raise RuntimeError("CassetteTransport used outside transport.using(cassette)")
         body = await request.aread()
-        vcr_request = self._vcr_request(request, body)
         if self.inner is None:
-            return self._replay(cassette, vcr_request, request)
-        return await self._record(cassette, vcr_request, request)
+            played = PlaybackRequest(request.method, _scrub(body, self.secrets))
+            return self._replay(cassette, played, request)
+        if isinstance(cassette, ReplayCassette):
+            raise RuntimeError("recording needs a cassette from new_for_recording, not open_for_replay")
+        return await self._record(cassette, self._vcr_request(request, body), request)
 
-    def _replay(self, cassette: Cassette, vcr_request: VcrRequest, request: httpx.Request) -> httpx.Response:
-        if not cassette.can_play_response_for(vcr_request):
+    def _replay(
+        self, cassette: Cassette | ReplayCassette, played: PlaybackRequest, request: httpx.Request
+    ) -> httpx.Response:
+        if not cassette.can_play_response_for(played):
             raise CassetteMiss(f"{cassette.path}: no recorded answer for this request")
-        recorded = cassette.play_response(vcr_request)
+        recorded = cassette.play_response(played)
         try:
             headers = recorded["headers"]
             elapsed = _elapsed(headers)
@@ -304,6 +409,10 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         return text
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
+        if response.is_stream_consumed:  # an inner transport that read the body (httpx.MockTransport)
+            if len(response.content) > self.max_reply_bytes:
+                raise _TooLarge
+            return response.content
         chunks: list[bytes] = []
         size = 0
         inflate = _Inflater.for_encoding(response.headers.get("content-encoding", ""))

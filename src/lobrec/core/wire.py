@@ -9,6 +9,7 @@ completion at all, which is the gateway's fault, not the model's.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import msgspec
@@ -62,9 +63,31 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _loads(text: str | bytes) -> Any:
-    """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not.
+
+    JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
+    can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
+    """
+    data = json.loads(text, parse_constant=_reject_constant)
+    probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
+    if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
+        data = _without_surrogates(data)
+    return data
+
+
+def _without_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(key): _without_surrogates(item) for key, item in value.items()}
+    return value
 
 
 def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None, str | None]:

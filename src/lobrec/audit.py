@@ -1,0 +1,350 @@
+"""`lobrec audit`: check a cassette directory before it is merged.
+
+Cassettes are contributed in pull requests and replayed by everyone, so a reviewer needs two
+answers a diff does not give at a glance: does any file carry a credential (an API key in a header,
+a token in a body), and is every file a cassette that replay will accept? Replay already refuses
+bad files one case at a time; the audit reports all of them at once, and CI fails on any.
+
+What is a finding, one line each, naming the file (and the JSON path inside it):
+
+- credentials: request headers other than `content-type` (recording keeps only that one, so an
+  `authorization` or `api-key` header means the file was not written by lobrec), credential
+  response headers (`set-cookie`, `authorization`, ...), and any string that looks like a secret
+  (`sk-` keys, `Bearer` tokens, `api_key=` pairs, cloud and chat tokens, private keys, and the
+  exact value of `LOBSTACK_API_KEY` when it is set). A finding never prints the secret itself.
+- files replay would refuse or misread: symlinks, non-regular files, files over the size cap, bad
+  JSON or shape (the same message replay gives), unusable elapsed headers, a manifest that does not
+  match its directory, names that are not cassette names, leftover temporary files, cassettes the
+  manifest does not list, and request URLs that are not a chat-completions URL.
+
+Reading goes through `read_capped`, so the audit itself never follows a symlink, never reads past
+the cap and never blocks on a FIFO. Nothing is executed and nothing is written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
+
+from lobrec.cassettes import (
+    MANIFEST,
+    MAX_CASSETTE_BYTES,
+    CassetteFile,
+    case_file_name,
+    load_manifest,
+    model_dir_name,
+    model_from_dir_name,
+    read_capped,
+)
+from lobrec.errors import CassetteError, ConfigError
+from lobrec.transport import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS, open_for_replay
+
+ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
+"""Files that may sit next to the model directories (they are still scanned for credentials)."""
+
+RECORDED_REQUEST_HEADERS = frozenset({"content-type"})
+CREDENTIAL_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "api-key",
+        "x-api-key",
+        "cookie",
+        "set-cookie",
+        "www-authenticate",
+        "x-auth-token",
+    }
+)
+
+SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("an sk- API key", re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")),
+    ("a bearer token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{8,}=*")),
+    (
+        "an API key assignment",
+        re.compile(
+            r"(?i)\b(?:api[_-]?key|access[_-]?token|secret[_-]?key)\b\\?[\"']?\s*[:=]\s*\\?[\"']?"
+            r"[A-Za-z0-9._~+/-]{8,}"
+        ),
+    ),
+    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("a GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
+    ("a Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+)
+"""What looks like a credential. `<redacted>`, what recording writes over the key, matches none."""
+
+_TEMPORARY = re.compile(r"^\..+\.tmp$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem, as one line: `path: [json path: ]message`."""
+
+    path: Path
+    message: str
+    where: str = ""
+    """A JSON path inside the file (`$.interactions[0].request.headers.authorization`), if any."""
+
+    def __str__(self) -> str:
+        where = f"{self.where}: " if self.where else ""
+        return f"{self.path}: {where}{self.message}"
+
+
+def audit(root: Path, *, secrets: Sequence[str | None] = ()) -> list[Finding]:
+    """Every finding under `root`, in path order; [] when the directory is clean.
+
+    `secrets` are exact values to look for besides the patterns (the CLI passes LOBSTACK_API_KEY).
+    Raises CassetteError when `root` is not a directory.
+    """
+    if root.is_symlink() or not root.is_dir():
+        raise CassetteError(f"{root}: no such cassette directory")
+    exact = tuple(secret for secret in secrets if secret and len(secret) >= 8)
+    findings: list[Finding] = []
+    for entry in _entries(root):
+        if entry.is_symlink():
+            findings.append(_symlink(entry))
+        elif entry.is_dir():
+            findings.extend(_model_directory(entry, exact))
+        elif entry.name in ALLOWED_TOP_LEVEL_FILES:
+            findings.extend(_raw_scan(entry, exact))
+        else:
+            findings.append(Finding(entry, "not a model directory (only model directories belong here)"))
+    return sorted(findings, key=lambda finding: (str(finding.path), finding.where, finding.message))
+
+
+def _entries(directory: Path) -> list[Path]:
+    return sorted(directory.iterdir(), key=lambda path: path.name)
+
+
+def _symlink(path: Path) -> Finding:
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    kind = "model directories" if path.is_dir() else "cassettes"
+    noun = "real directories" if path.is_dir() else "regular files"
+    return Finding(path, f"is a symlink (to {target}); {kind} must be {noun}")
+
+
+# --- a model directory ----------------------------------------------------------------------------
+
+
+def _model_directory(directory: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
+    name = directory.name
+    model = model_from_dir_name(name)
+    try:
+        proper = model_dir_name(model)
+    except ConfigError:
+        proper = None
+    if proper != name:
+        yield Finding(directory, "not a model directory name (a percent-encoded model name)")
+    listed: set[str] | None = None
+    manifest_path = directory / MANIFEST
+    if manifest_path.is_symlink():
+        yield _symlink(manifest_path)
+    elif not manifest_path.exists():
+        yield Finding(directory, f"no {MANIFEST}")
+    else:
+        listed, problems = _manifest(directory, manifest_path, exact)
+        yield from problems
+    for entry in _entries(directory):
+        if entry.name == MANIFEST:
+            continue
+        if entry.is_symlink():
+            yield _symlink(entry)
+        elif _TEMPORARY.match(entry.name):
+            yield Finding(entry, "a temporary file left by an interrupted write; delete it")
+            yield from _raw_scan(entry, exact)
+        elif entry.is_dir():
+            yield Finding(entry, "not a regular file")
+        elif not _is_case_file(entry.name):
+            yield Finding(entry, "not a cassette file name (<case-id>.json)")
+            yield from _raw_scan(entry, exact)
+        else:
+            yield from _cassette(entry, exact)
+            if listed is not None and entry.name.removesuffix(".json") not in listed:
+                yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
+    for case_id in sorted(listed or ()):
+        if _is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
+            yield Finding(
+                manifest_path, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
+            )
+
+
+def _is_case_id(case_id: str) -> bool:
+    try:
+        case_file_name(case_id)
+    except ConfigError:
+        return False
+    return True
+
+
+def _is_case_file(name: str) -> bool:
+    return name.endswith(".json") and _is_case_id(name.removesuffix(".json"))
+
+
+def _manifest(directory: Path, path: Path, exact: tuple[str, ...]) -> tuple[set[str] | None, list[Finding]]:
+    try:
+        manifest = load_manifest(directory)
+    except CassetteError as exc:
+        return None, [_from_error(path, exc), *_raw_scan(path, exact)]
+    problems: list[Finding] = []
+    try:
+        expected = model_dir_name(manifest.model)
+    except ConfigError as exc:
+        expected = None
+        problems.append(Finding(path, str(exc), "$.model"))
+    if expected is not None and expected != directory.name:
+        problems.append(
+            Finding(
+                path,
+                f"model {manifest.model!r} does not belong in directory {directory.name!r} "
+                f"(expected {expected!r})",
+            )
+        )
+    for case_id in manifest.cases:
+        if not _is_case_id(case_id):
+            problems.append(
+                Finding(path, "not a case id that can name a cassette file", f"$.cases[{case_id!r}]")
+            )
+    problems.extend(_scan(path, msgspec.to_builtins(manifest), "$", exact))
+    return set(manifest.cases), problems
+
+
+# --- one cassette ---------------------------------------------------------------------------------
+
+
+def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
+    try:
+        data = read_capped(path, MAX_CASSETTE_BYTES)
+    except CassetteError as exc:
+        yield _from_error(path, exc)
+        return
+    try:
+        open_for_replay(path)  # the exact check (and message) replay applies
+        cassette = msgspec.json.decode(data, type=CassetteFile)
+    except CassetteError as exc:
+        yield _from_error(path, exc)
+        yield from _raw_scan(path, exact, data)
+        return
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        yield Finding(path, f"not a cassette: {exc}")
+        return
+    if not cassette.interactions:
+        yield Finding(path, "no interactions (a recorded case has at least one)")
+    for index, interaction in enumerate(cassette.interactions):
+        where = f"$.interactions[{index}]"
+        request, response = interaction.request, interaction.response
+        if request.method != "POST":
+            yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.request.method")
+        if not _is_chat_url(request.uri):
+            yield Finding(
+                path, f"not a chat-completions URL: {_preview(request.uri)}", f"{where}.request.uri"
+            )
+        for name in request.headers:
+            lowered = name.lower()
+            if lowered in CREDENTIAL_HEADERS:
+                yield Finding(path, "a credential header in a request", f"{where}.request.headers.{name}")
+            elif lowered not in RECORDED_REQUEST_HEADERS:
+                yield Finding(
+                    path,
+                    "a request header lobrec never records (only content-type)",
+                    f"{where}.request.headers.{name}",
+                )
+        for name in response.headers:
+            if name.lower() in CREDENTIAL_HEADERS:
+                yield Finding(path, "a credential header in a response", f"{where}.response.headers.{name}")
+        yield from _check_elapsed(path, response.headers, f"{where}.response.headers.{ELAPSED_HEADER}")
+        if response.status.code == NO_RESPONSE_STATUS and not response.headers.get(ERROR_HEADER):
+            yield Finding(path, f"a status-599 pseudo-response without {ERROR_HEADER}", f"{where}.response")
+    yield from _scan(path, msgspec.to_builtins(cassette), "$", exact)
+
+
+def _check_elapsed(path: Path, headers: dict[str, list[str]], where: str) -> Iterator[Finding]:
+    values = headers.get(ELAPSED_HEADER)
+    if values is None:
+        return
+    try:
+        elapsed = float(values[0]) if len(values) == 1 else math.nan
+    except ValueError:
+        elapsed = math.nan
+    if not math.isfinite(elapsed) or elapsed < 0:
+        shown = values[0] if len(values) == 1 else values
+        yield Finding(path, f"{_preview(shown)} is not a duration in ms", where)
+
+
+def _is_chat_url(uri: str) -> bool:
+    parts = urlsplit(uri)
+    return (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and parts.username is None
+        and parts.password is None
+        and not parts.query
+        and parts.path.endswith("/chat/completions")
+    )
+
+
+def _from_error(path: Path, exc: CassetteError) -> Finding:
+    """A loader's error (which starts with the path) as a finding for that path."""
+    message = str(exc)
+    prefix = f"{path}: "
+    return Finding(path, message.removeprefix(prefix))
+
+
+# --- credentials ---------------------------------------------------------------------------------
+
+
+def _scan(path: Path, value: Any, where: str, exact: tuple[str, ...]) -> Iterator[Finding]:
+    """Every string (keys included) of a decoded file, checked for secrets."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        node, here = stack.pop()
+        if isinstance(node, str):
+            yield from _secrets_in(path, node, here, exact)
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                child = f"{here}.{key}" if re.fullmatch(r"[A-Za-z0-9_-]+", str(key)) else f"{here}[{key!r}]"
+                yield from _secrets_in(path, str(key), child, exact)
+                stack.append((item, child))
+        elif isinstance(node, list):
+            stack.extend((item, f"{here}[{index}]") for index, item in enumerate(node))
+
+
+def _raw_scan(path: Path, exact: tuple[str, ...], data: bytes | None = None) -> Iterator[Finding]:
+    """Secrets in a file that is not a well-formed cassette, by line."""
+    if data is None:
+        try:
+            data = read_capped(path, MAX_CASSETTE_BYTES)
+        except CassetteError:
+            return
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), start=1):
+        yield from _secrets_in(path, line, f"line {number}", exact)
+
+
+def _secrets_in(path: Path, text: str, where: str, exact: tuple[str, ...]) -> Iterator[Finding]:
+    for secret in exact:
+        if secret in text:
+            yield Finding(path, "holds the value of LOBSTACK_API_KEY", where)
+    for kind, pattern in SECRET_PATTERNS:
+        for match in pattern.finditer(text):
+            yield Finding(path, f"looks like {kind} ({_mask(match.group())})", where)
+
+
+def _mask(secret: str) -> str:
+    """Enough to find it, never enough to use it: the first 6 characters and the length."""
+    return f"{secret[:6]}…, {len(secret)} characters"
+
+
+def _preview(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

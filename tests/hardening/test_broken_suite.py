@@ -1,0 +1,114 @@
+"""A broken suite file: one line naming the file and where in it, exit 2, and nothing runs.
+
+Each row breaks a copy of the small suite in one way. `lobrec record` and `lobrec rescore` (real
+subprocesses) must print exactly one line, `lobrec: FILE: ... $.json.path ...`, exit 2, send no
+request to the gateway, and write nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from lobrec.cli import app
+from tests.hardening.conftest import cli_env, run_lobrec
+
+CHECK = "$.cases[0].steps[0].calls[0].checks[0]"
+
+
+def _json(change: Callable[[dict], None]) -> Callable[[bytes], bytes]:
+    def edit(data: bytes) -> bytes:
+        suite = json.loads(data)
+        change(suite)
+        return json.dumps(suite, indent=2).encode()
+
+    return edit
+
+
+def _check(suite: dict) -> dict:
+    return suite["cases"][0]["steps"][0]["calls"][0]["checks"][0]
+
+
+ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
+    ("syntax error", lambda data: data[: len(data) // 2], "not valid JSON: Input data was truncated"),
+    (
+        "not JSON at all",
+        lambda data: b"cases:\n  - id: sel-01\n",
+        "not valid JSON: JSON is malformed: invalid character (byte 0)",
+    ),
+    (
+        "wrong type",
+        _json(lambda s: s["cases"][0].update(tools="read_file")),
+        "Expected `array`, got `str` - at `$.cases[0].tools`",
+    ),
+    (
+        "unknown field",
+        _json(lambda s: _check(s).update(valeu="README.md")),
+        f"Object contains unknown field `valeu` - at `{CHECK}`",
+    ),
+    (
+        "unknown check kind",
+        _json(lambda s: _check(s).update(kind="equals")),
+        f"Invalid value 'equals' - at `{CHECK}.kind`",
+    ),
+    (
+        "check without its argument",
+        _json(lambda s: _check(s).pop("arg")),
+        f"Object missing required field `arg` - at `{CHECK}`",
+    ),
+    (
+        "check on an argument the tool does not have",
+        _json(lambda s: _check(s).update(arg="pth")),
+        f"{CHECK}.arg: 'pth' is not a parameter of read_file",
+    ),
+    (
+        "expected call to a tool the case does not offer",
+        _json(lambda s: s["cases"][0]["steps"][0]["calls"][0].update(name="get_weather")),
+        "$.cases[0].steps[0].calls[0].name: 'get_weather' is not a tool case sel-01 offers",
+    ),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_record_with_a_broken_suite_runs_nothing(
+    fake_gateway: Any, tmp_path: Path, edit: Callable[[bytes], bytes], message: str
+) -> None:
+    """The real command, as a subprocess: one line, exit 2, no request, no file."""
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(edit(fake_gateway.suite_path.read_bytes()))
+    args = ["record", "--model", "fixture/oracle", "--base-url", fake_gateway.url, "--suite", str(broken)]
+    args += ["--cassettes", str(tmp_path / "cassettes"), "--json", str(tmp_path / "results.json")]
+
+    done = run_lobrec(args, env=cli_env())
+
+    assert (done.returncode, done.stdout, done.stderr.decode()) == (2, b"", f"lobrec: {broken}: {message}\n")
+    assert fake_gateway.log() == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json"]
+
+
+@pytest.mark.parametrize(("edit", "message"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_rescore_with_a_broken_suite_runs_nothing(
+    small_suite_path: Path, tmp_path: Path, edit: Callable[[bytes], bytes], message: str
+) -> None:
+    """The same through `lobrec rescore` (in-process, to stay quick)."""
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(edit(small_suite_path.read_bytes()))
+    (tmp_path / "cassettes").mkdir()
+    args = [
+        "rescore",
+        str(tmp_path / "cassettes"),
+        "--suite",
+        str(broken),
+        "--json",
+        str(tmp_path / "r.json"),
+    ]
+
+    result = CliRunner().invoke(app, args)
+
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"lobrec: {broken}: {message}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "cassettes"]
