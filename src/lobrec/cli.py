@@ -139,6 +139,20 @@ def _load_runnable_suite(path: Path | None) -> Any:
     return suite
 
 
+REPORT_WIDTH = 132
+"""Columns for tables when output is not a terminal (a log, a pipe): rich's default 80 would cut them."""
+
+
+def report_console(*, stderr: bool = False) -> Any:
+    """A rich Console for reports: the terminal's width, or REPORT_WIDTH when piped."""
+    from rich.console import Console
+
+    console = Console(stderr=stderr)
+    if not console.is_terminal:
+        console.width = max(console.width, REPORT_WIDTH)
+    return console
+
+
 def write_report(target: str, text: str) -> None:
     """Write a report to a file, or to stdout for `-`."""
     if target == "-":
@@ -172,7 +186,6 @@ def _emit_reports(
     html_out: str | None,
     leaderboard: bool,
 ) -> None:
-    from rich.console import Console
 
     from lobrec.core.results import encode_results
 
@@ -190,7 +203,7 @@ def _emit_reports(
         from lobrec.reports.terminal import render_leaderboard
 
         to_stdout = "-" not in (json_out, markdown_out, html_out)
-        render_leaderboard(run, Console(stderr=not to_stdout))
+        render_leaderboard(run, report_console(stderr=not to_stdout))
 
 
 @app.command()

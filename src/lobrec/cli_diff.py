@@ -59,9 +59,7 @@ def diff_command(
     ),
 ) -> None:
     """Compare two recordings case by case: flips, metric deltas, exact McNemar p-value."""
-    from rich.console import Console
-
-    from lobrec.cli import Exit, fail, write_report
+    from lobrec.cli import Exit, fail, report_console, write_report
     from lobrec.core.compare import compare
     from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_markdown
@@ -72,5 +70,5 @@ def diff_command(
         raise fail(str(exc)) from None
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison))
-    render_diff(comparison, Console(stderr=markdown_out == "-"))
+    render_diff(comparison, report_console(stderr=markdown_out == "-"))
     raise typer.Exit(Exit.OK)

@@ -1,0 +1,46 @@
+"""In a chain, each scripted result goes back for the model's call the judge paired with it."""
+
+from __future__ import annotations
+
+import json
+
+from lobrec.core.judge import judge_step
+from lobrec.core.suite import CallStep, Eq, ExpectedCall, Message
+from lobrec.core.wire import parse_completion
+from lobrec.runner import _next_messages
+
+STEP = CallStep(
+    calls=[
+        ExpectedCall(
+            name="read_file", checks=[Eq(arg="path", value="a.py")], answer={"path": "a.py"}, result="AAA"
+        ),
+        ExpectedCall(
+            name="read_file", checks=[Eq(arg="path", value="b.py")], answer={"path": "b.py"}, result="BBB"
+        ),
+    ]
+)
+
+
+def test_results_follow_the_pairing_not_the_order_of_expected_calls() -> None:
+    calls = [
+        {
+            "id": "call_x",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "b.py"}'},
+        },
+        {
+            "id": "call_y",
+            "type": "function",
+            "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+        },
+    ]
+    body = json.dumps({"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": calls}}]})
+    reply = parse_completion(body.encode())
+    verdict = judge_step(STEP, reply, [], 0)
+    assert verdict.pairing == [1, 0]
+
+    history = _next_messages([Message(role="user", content="read both")], STEP, reply, verdict)
+    assistant, first, second = history[1:]
+    assert assistant == {"role": "assistant", "content": None, "tool_calls": calls}
+    assert (first.tool_call_id, first.content) == ("call_x", "BBB")
+    assert (second.tool_call_id, second.content) == ("call_y", "AAA")
