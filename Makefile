@@ -39,6 +39,9 @@ live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it
 record-fixtures: $(STAMP) ## Re-record the committed fixture cassettes and their expected results
 	$(BIN)/python scripts/record_fixtures.py
 
+bench: $(STAMP) ## Benchmarks (live run, rescore, start-up): a table, and bench/results.md; ~3 min
+	$(BIN)/python -m bench.run
+
 test: check ## Set up if needed, lint, check the suite, run every test
 	$(BIN)/pytest
 
