@@ -17,20 +17,16 @@ lines, so the tests do not depend on the metrics module.
 from __future__ import annotations
 
 import json
-import math
-import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from lobrec.core import metrics
 from lobrec.core.results import (
     ApiCall,
     CallRecord,
     CaseResult,
-    Counts,
-    Metrics,
     Mismatch,
     ModelResult,
-    Rate,
     RunResult,
     StepVerdict,
     SuiteRef,
@@ -429,75 +425,6 @@ def _fields(record: ApiCall) -> dict[str, Any]:
 # --- metrics, the methodology's way --------------------------------------------------------------
 
 
-def wilson(passed: int, total: int) -> tuple[float, float] | None:
-    if total == 0:
-        return None
-    z = 1.96
-    share = passed / total
-    denominator = 1 + z * z / total
-    centre = (share + z * z / (2 * total)) / denominator
-    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / denominator
-    return (round(100 * max(0.0, centre - half), 2), round(100 * min(1.0, centre + half), 2))
-
-
-def rate(passed: int, total: int) -> Rate:
-    return Rate(
-        rate=None if total == 0 else 100 * passed / total,
-        passed=passed,
-        total=total,
-        ci95=wilson(passed, total),
-    )
-
-
-def metrics(suite: Suite, results: list[CaseResult]) -> Metrics:
-    scored = [r for r in results if r.status == "scored"]
-    tally: dict[str, list[int]] = {
-        key: [0, 0] for key in ("overall", "right", "valid", "made_up", "chains", "parallel", "no_call")
-    }
-
-    def count(key: str, passed: bool) -> None:
-        tally[key][0] += int(passed)
-        tally[key][1] += 1
-
-    for result in scored:
-        case = suite.case(result.id)
-        assert case is not None
-        count("overall", result.passed)
-        first_call = next((i for i, s in enumerate(case.steps) if isinstance(s, CallStep)), None)
-        if first_call is not None:
-            count("right", first_call < len(result.steps) and result.steps[first_call].names_match)
-        for step in result.steps:
-            for made in step.calls:
-                count("made_up", not made.offered)
-                if made.offered:
-                    count("valid", bool(made.schema_valid))
-        if len(case.steps) >= 2:
-            count("chains", result.passed)
-        wide = next(
-            (i for i, s in enumerate(case.steps) if isinstance(s, CallStep) and len(s.calls) >= 2), None
-        )
-        if wide is not None:
-            count("parallel", wide < len(result.steps) and result.steps[wide].passed)
-        if isinstance(case.steps[0], NoCallStep):
-            count("no_call", not result.steps[0].calls)
-    latencies = [c.latency_ms for r in results for c in r.api_calls]
-    costs = [c.cost_usd for r in scored for c in r.api_calls]
-    total_cost = (
-        None if any(c is None for c in costs) or not scored else sum(c for c in costs if c is not None)
-    )
-    return Metrics(
-        overall=rate(*tally["overall"]),
-        right_tool=rate(*tally["right"]),
-        valid_arguments=rate(*tally["valid"]),
-        made_up_tool=rate(*tally["made_up"]),
-        chains=rate(*tally["chains"]),
-        parallel=rate(*tally["parallel"]),
-        no_call_needed=rate(*tally["no_call"]),
-        latency_p50_ms=statistics.median(latencies) if latencies else None,
-        cost_per_100_cases_usd=None if total_cost is None else 100 * total_cost / len(scored),
-    )
-
-
 def model_result(
     suite: Suite,
     model: str,
@@ -520,31 +447,7 @@ def model_result(
                 case, outcomes.get(case.id, "pass"), latency=latency + 13 * index, cost=cost, answered_by=who
             )
         )
-    judged: dict[str, int] = {}
-    for result in cases:
-        for api in result.api_calls:
-            if api.judged and api.answered_by is not None:
-                judged[api.answered_by] = judged.get(api.answered_by, 0) + 1
-    statuses = [r.status for r in cases]
-    counts = Counts(
-        cases=len(cases),
-        scored=statuses.count("scored"),
-        errored=statuses.count("errored"),
-        stale=statuses.count("stale"),
-        unrecorded=statuses.count("unrecorded"),
-    )
-    groups = sorted({c.group for c in suite.cases})
-    return ModelResult(
-        model=model,
-        suite=SuiteRef(name=suite.name, version=suite.version),
-        temperature_ignored=temperature_ignored,
-        counts=counts,
-        has_scores=counts.scored > 0,
-        metrics=metrics(suite, cases),
-        groups={g: metrics(suite, [r for r in cases if r.group == g]) for g in groups},
-        answered_by=judged,
-        cases=cases,
-    )
+    return metrics.model_result(suite, model, cases, temperature_ignored)
 
 
 # --- the sample run ------------------------------------------------------------------------------

@@ -120,8 +120,8 @@ LEADERBOARD_120 = """\
 Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases  Scored  Errored  Stale
 ───────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
 auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —   11/12        0      1
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13   10/12        1      1
-acme/tool-llm-7b        —      —       —        —       —         —        —   193 ms         —    0/12       12      0
+openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   984 ms     $0.13   10/12        1      1
+acme/tool-llm-7b        —      —       —        —       —         —        —        —         —    0/12       12      0
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 • auto: answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
@@ -153,8 +153,8 @@ LEADERBOARD_100 = """\
 Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases
 ───────────────────────────────────────────────────────────────────────────────────────────────
 auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13
-acme/tool-llm-7b        —      —       —        —       —         —        —   193 ms         —
+openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   984 ms     $0.13
+acme/tool-llm-7b        —      —       —        —       —         —        —        —         —
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
@@ -251,8 +251,8 @@ A score is comparable only to another score on the same suite version.
 p50 latency | Cost/100 cases | Scored | Errored | Stale |
 | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 | auto | 72.7% | 77.8% | 100.0% | 7.1% | 100.0% | 50.0% | 50.0% | 731 ms | — | 11/12 | 0 | 1 |
-| openai/o4-mini | 70.0% | 87.5% | 90.9% | 0.0% | 50.0% | 100.0% | 100.0% | 1.01 s | \\$0.13 | 10/12 | 1 | 1 |
-| acme/tool-llm-7b | — | — | — | — | — | — | — | 193 ms | — | 0/12 | 12 | 0 |
+| openai/o4-mini | 70.0% | 87.5% | 90.9% | 0.0% | 50.0% | 100.0% | 100.0% | 984 ms | \\$0.13 | 10/12 | 1 | 1 |
+| acme/tool-llm-7b | — | — | — | — | — | — | — | — | — | 0/12 | 12 | 0 |
 
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 
@@ -392,16 +392,16 @@ def test_html_title_and_leaderboard_rows(page: str) -> None:
         '<td class="num" title="7/8, 95% interval 52.9–97.8%">87.5%</td>'
         '<td class="num" title="10/11, 95% interval 62.3–98.4%">90.9%</td>'
         '<td class="num" title="0/11, 95% interval 0.0–25.9%">0.0%</td>'
-        '<td class="num" title="1/2, 95% interval 9.4–90.5%">50.0%</td>'
-        '<td class="num" title="1/1, 95% interval 20.6–100.0%">100.0%</td>'
+        '<td class="num" title="1/2, 95% interval 9.5–90.5%">50.0%</td>'
+        '<td class="num" title="1/1, 95% interval 20.7–100.0%">100.0%</td>'
         '<td class="num" title="2/2, 95% interval 34.2–100.0%">100.0%</td>'
-        '<td class="num">1.01 s</td><td class="num">$0.13</td><td class="num">10/12</td>'
+        '<td class="num">984 ms</td><td class="num">$0.13</td><td class="num">10/12</td>'
         '<td class="num">1</td><td class="num">1</td></tr>'
     ) in page
     assert (
         '<tr class="no-scores"><th scope="row" class="text">acme/tool-llm-7b</th>'
         + '<td class="num">—</td>' * 7
-        + '<td class="num">193 ms</td><td class="num">—</td><td class="num">0/12</td>'
+        + '<td class="num">—</td><td class="num">—</td><td class="num">0/12</td>'
         '<td class="num">12</td><td class="num">0</td></tr>'
     ) in page
     assert "<li><strong>acme/tool-llm-7b</strong>: 0 of 12 cases scored; 12 errored, 0 stale, " in page
@@ -568,7 +568,7 @@ Made-up tool ↓    0.0%    7.1%   +7.1 pp  worse
 Chains           50.0%  100.0%  +50.0 pp  better
 Parallel        100.0%   50.0%  -50.0 pp  worse
 No call needed  100.0%   50.0%  -50.0 pp  worse
-p50 latency     1.01 s  731 ms   -280 ms  better
+p50 latency     984 ms  731 ms   -254 ms  better
 Cost/100 cases   $0.13       —         —
 Exact McNemar test: no significant difference at 5% (p=1).
 Discordant: b = 3 (A passed, B failed), c = 3 (A failed, B passed).
