@@ -8,6 +8,7 @@ removed for the session (as httpx's own tests/conftest.py does), so loopback is 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -222,6 +223,18 @@ def _clean_proxy_environment() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def running_gateway(suite_path: Path, latency_ms: int = 0) -> Iterator[FakeGatewayProcess]:
+    """A fake gateway process serving `suite_path`, stopped on exit."""
+    process, url = start_fake_gateway_process(suite_path, latency_ms=latency_ms)
+    try:
+        yield FakeGatewayProcess(
+            url=url, suite_path=suite_path, suite=load_suite(suite_path), process=process
+        )
+    finally:
+        stop_fake_gateway_process(process)
+
+
 @pytest.fixture(scope="session")
 def small_suite_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("suite") / "suite.json"
@@ -233,13 +246,8 @@ def small_suite_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fake_gateway_process(
     small_suite_path: Path, _clean_proxy_environment: None
 ) -> Iterator[FakeGatewayProcess]:
-    process, url = start_fake_gateway_process(small_suite_path)
-    try:
-        yield FakeGatewayProcess(
-            url=url, suite_path=small_suite_path, suite=load_suite(small_suite_path), process=process
-        )
-    finally:
-        stop_fake_gateway_process(process)
+    with running_gateway(small_suite_path) as gateway:
+        yield gateway
 
 
 @pytest.fixture

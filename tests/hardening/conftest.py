@@ -41,12 +41,12 @@ from lobrec.cassettes import (
 from lobrec.core.results import CaseResult
 from lobrec.core.suite import Suite
 from lobrec.errors import SuiteError
-from lobrec.fakegateway import answer, start_fake_gateway_process, stop_fake_gateway_process
+from lobrec.fakegateway import answer
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
 from lobrec.transport import CassetteTransport, new_for_recording, save, using
 from tests.e2e import conftest as e2e
-from tests.e2e.conftest import FakeGatewayProcess
+from tests.e2e.conftest import FakeGatewayProcess, running_gateway
 
 # The e2e fixtures, reused by name (imported, not moved).
 _clean_proxy_environment = e2e._clean_proxy_environment
@@ -361,36 +361,8 @@ def raw_server(fake_gateway_process: FakeGatewayProcess) -> Iterator[RawServer]:
 # --- fake gateway processes with other suites or latency -----------------------------------------
 
 
-@dataclass
-class GatewayProcess:
-    url: str
-    suite_path: Path
-    suite: Suite
-    process: Any
-
-    @property
-    def root(self) -> str:
-        return self.url.removesuffix("/v1")
-
-    def faults(self, rules: list[dict[str, Any]]) -> None:
-        httpx.post(f"{self.root}/__fake__/faults", json={"rules": rules}).raise_for_status()
-
-    def log(self) -> list[dict[str, Any]]:
-        response = httpx.get(f"{self.root}/__fake__/log")
-        response.raise_for_status()
-        return response.json()
-
-    def reset(self) -> None:
-        httpx.post(f"{self.root}/__fake__/reset").raise_for_status()
-
-
-@contextlib.contextmanager
-def gateway_process(suite_path: Path, latency_ms: int = 0) -> Iterator[GatewayProcess]:
-    process, url = start_fake_gateway_process(suite_path, latency_ms=latency_ms)
-    try:
-        yield GatewayProcess(url=url, suite_path=suite_path, suite=load_suite(suite_path), process=process)
-    finally:
-        stop_fake_gateway_process(process)
+GatewayProcess = FakeGatewayProcess
+gateway_process = running_gateway
 
 
 @pytest.fixture(scope="module")
