@@ -6,6 +6,19 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from lobrec.core.results import ApiCall, CallRecord, CaseResult, StepVerdict
+from lobrec.core.suite import (
+    GROUPS,
+    CallStep,
+    Case,
+    ExpectedCall,
+    FunctionSpec,
+    Message,
+    NoCallStep,
+    Suite,
+    Tool,
+)
+
 # --- JSON values and schemas (lobrec.core.schema) ------------------------------------------------
 #
 # Schemas use only the supported keywords. Instances are drawn *from* a schema ("near-valid"): the
@@ -272,3 +285,97 @@ def completion_for(calls: list[tuple[str, str]]) -> bytes:
     return json.dumps(
         {"choices": [{"index": 0, "message": {"role": "assistant", "tool_calls": tool_calls}}]}
     ).encode()
+
+
+# --- suites and judged cases (lobrec.core.metrics) ------------------------------------------------
+
+TOOL_NAMES = ("get_weather", "send_email", "read_file")
+TOOLS = [Tool(type="function", function=FunctionSpec(name=name, parameters={})) for name in TOOL_NAMES]
+
+metric_call_steps = st.builds(
+    CallStep,
+    calls=st.lists(
+        st.builds(ExpectedCall, name=st.sampled_from(TOOL_NAMES), answer=st.just({})), min_size=1, max_size=3
+    ),
+)
+metric_steps = st.one_of(metric_call_steps, st.builds(NoCallStep))
+
+
+@st.composite
+def suites(draw: st.DrawFn) -> Suite:
+    """A suite of 1 to 8 cases with random groups and 1 to 4 steps each."""
+    count = draw(st.integers(min_value=1, max_value=8))
+    cases = [
+        Case(
+            id=f"case-{index}",
+            group=draw(st.sampled_from(GROUPS)),
+            tools=list(TOOL_NAMES),
+            messages=[Message(role="user", content="hi")],
+            steps=draw(st.lists(metric_steps, min_size=1, max_size=4)),
+        )
+        for index in range(count)
+    ]
+    return Suite(name="prop", version="1.0.0", system_prompt="", tools=TOOLS, cases=cases)
+
+
+call_records = st.one_of(
+    st.builds(
+        CallRecord,
+        name=st.sampled_from(TOOL_NAMES),
+        arguments=st.just("{}"),
+        offered=st.just(True),
+        schema_valid=st.sampled_from([True, False, None]),
+    ),
+    st.builds(
+        CallRecord,
+        name=st.sampled_from([None, "made_up"]),
+        arguments=st.none(),
+        offered=st.just(False),
+        schema_valid=st.none(),
+    ),
+)
+
+prices = st.floats(min_value=0, max_value=1, allow_nan=False)
+api_calls = st.builds(
+    ApiCall,
+    step=st.integers(min_value=0, max_value=3),
+    attempt=st.integers(min_value=0, max_value=3),
+    status=st.sampled_from([200, 200, 200, 400, 429, 503, None]),
+    latency_ms=st.floats(min_value=0, max_value=200_000, allow_nan=False),
+    # Mostly priced (three branches to one), so that the cost figure is often shown.
+    cost_usd=st.one_of(prices, prices, prices, st.none()),
+    judged=st.booleans(),
+    answered_by=st.sampled_from([None, "acme/a", "acme/b", "zeta/z"]),
+)
+
+
+@st.composite
+def case_result(draw: st.DrawFn, case: Case) -> CaseResult:
+    """A result for `case`: any status, a prefix of verdicts (a chain may stop), any calls."""
+    count = draw(st.integers(min_value=0, max_value=len(case.steps)))
+    verdicts = [
+        StepVerdict(
+            index=index,
+            expects="call" if isinstance(case.steps[index], CallStep) else "no_call",
+            passed=draw(st.booleans()),
+            names_match=draw(st.booleans()),
+            expected_names=[],
+            calls=draw(st.lists(call_records, max_size=3)),
+        )
+        for index in range(count)
+    ]
+    return CaseResult(
+        id=case.id,
+        group=case.group,
+        status=draw(st.sampled_from(["scored", "scored", "scored", "errored", "stale", "unrecorded"])),
+        steps=verdicts,
+        api_calls=draw(st.lists(api_calls, max_size=4)),
+    )
+
+
+@st.composite
+def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
+    """A suite and one model's results for some of its cases, in any order."""
+    suite = draw(suites())
+    chosen = draw(st.lists(st.sampled_from(suite.cases), unique_by=lambda case: case.id))
+    return suite, [draw(case_result(case)) for case in chosen]
