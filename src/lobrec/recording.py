@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,14 +107,43 @@ def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manife
     return entry.fingerprint != case_fingerprint(suite, case)
 
 
-async def record(
-    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None = None
-) -> RecordOutcome:
-    progress = progress or Progress()
-    results: dict[str, dict[str, CaseResult]] = {model: {} for model in options.models}
-    manifests: dict[str, Manifest] = {}
-    directories: dict[str, Path] = {}
-    jobs = []
+@dataclass(kw_only=True)
+class _Session:
+    """What every case of one `record` call shares; each finished case is saved at once."""
+
+    client: httpx.AsyncClient
+    gateway: Gateway
+    suite: Suite
+    options: RecordOptions
+    progress: Progress
+    directories: dict[str, Path] = field(default_factory=dict)
+    manifests: dict[str, Manifest] = field(default_factory=dict)
+    results: dict[str, dict[str, CaseResult]] = field(default_factory=dict)
+    recorded: dict[str, list[str]] = field(default_factory=dict)
+
+    async def record_case(self, model: str, case: Case) -> None:
+        self.progress.started(model, case.id)
+        directory = self.directories[model]
+        cassette = new_for_recording(directory / case_file_name(case.id))
+        with using(cassette):
+            result = await run_case(
+                self.client,
+                self.gateway.chat_url,
+                self.suite,
+                case,
+                model,
+                policy=self.options.policy,
+                sleep=self.options.sleep,
+            )
+        save(cassette)
+        self.manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
+        save_manifest(directory, self.manifests[model])
+        self.results[model][case.id] = result
+        self.recorded[model].append(case.id)
+        self.progress.finished(model, result)
+
+
+def _client(gateway: Gateway, options: RecordOptions) -> httpx.AsyncClient:
     headers = {"accept-encoding": "identity", "content-type": "application/json"}
     if gateway.api_key:
         headers["authorization"] = f"Bearer {gateway.api_key}"
@@ -127,69 +157,49 @@ async def record(
         deadline_s=options.policy.timeout_s,
     )
     # The transport's deadline covers the whole exchange; httpx's own timeouts (per read) would race it.
-    timeout = httpx.Timeout(None)
-    recorded: dict[str, list[str]] = {model: [] for model in options.models}
+    return httpx.AsyncClient(
+        transport=transport, timeout=httpx.Timeout(None), headers=headers, trust_env=False
+    )
 
-    async with httpx.AsyncClient(
-        transport=transport, timeout=timeout, headers=headers, trust_env=False
-    ) as client:
+
+async def record(
+    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None = None
+) -> RecordOutcome:
+    """Record the selected cases of every model live, then score the whole suite for each model."""
+    async with _client(gateway, options) as client:
+        session = _Session(
+            client=client, gateway=gateway, suite=suite, options=options, progress=progress or Progress()
+        )
+        queue: list[tuple[str, Case]] = []
         for model in options.models:
             directory = options.cassettes / model_dir_name(model)
-            directories[model] = directory
-            manifests[model] = _open_manifest(directory, suite, model)
-            save_manifest(directory, manifests[model])
-            for case in _select(suite, options, directory, manifests[model]):
-                jobs.append(
-                    (
-                        len(case.steps),
-                        _job(
-                            client,
-                            gateway,
-                            suite,
-                            case,
-                            model,
-                            directory,
-                            manifests,
-                            results,
-                            recorded,
-                            options,
-                            progress,
-                        ),
-                    )
-                )
+            session.directories[model] = directory
+            session.manifests[model] = _open_manifest(directory, suite, model)
+            session.results[model] = {}
+            session.recorded[model] = []
+            save_manifest(directory, session.manifests[model])
+            queue.extend(
+                (model, case) for case in _select(suite, options, directory, session.manifests[model])
+            )
         # Longest cases first: a 4-step chain started last would end the run 3 round trips after the
         # rest (the benchmark's live run at concurrency 16 took 8 round trips instead of 7).
-        jobs.sort(key=lambda pair: -pair[0])
-        completed = await run_jobs([job for _, job in jobs], options.concurrency)
+        queue.sort(key=lambda item: -len(item[1].steps))
+        jobs = [functools.partial(session.record_case, model, case) for model, case in queue]
+        completed = await run_jobs(jobs, options.concurrency)
 
     for model in options.models:
         if completed:
-            manifests[model].finished_at = _now()
-        save_manifest(directories[model], manifests[model])
+            session.manifests[model].finished_at = _now()
+        save_manifest(session.directories[model], session.manifests[model])
 
-    async with replay_client() as client:
+    results = session.results
+    async with replay_client() as replayer:
         for model in options.models:
-            replay = ReplayModel(model=model, directory=directories[model], manifest=manifests[model])
+            replay = ReplayModel(
+                model=model, directory=session.directories[model], manifest=session.manifests[model]
+            )
             for case in suite.cases:
                 if case.id not in results[model]:
-                    results[model][case.id] = await replay.replay_case(client, suite, case)
+                    results[model][case.id] = await replay.replay_case(replayer, suite, case)
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
-    return RecordOutcome(run=run, recorded=recorded, interrupted=not completed)
-
-
-def _job(client, gateway, suite, case, model, directory, manifests, results, recorded, options, progress):
-    async def job() -> None:
-        progress.started(model, case.id)
-        cassette = new_for_recording(directory / case_file_name(case.id))
-        with using(cassette):
-            result = await run_case(
-                client, gateway.chat_url, suite, case, model, policy=options.policy, sleep=options.sleep
-            )
-        save(cassette)
-        manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(suite, case))
-        save_manifest(directory, manifests[model])
-        results[model][case.id] = result
-        recorded[model].append(case.id)
-        progress.finished(model, result)
-
-    return job
+    return RecordOutcome(run=run, recorded=session.recorded, interrupted=not completed)
