@@ -14,6 +14,7 @@ every rate and listed so they can be recorded again with `lobrec record --model 
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.cookiejar
 import socket
 from collections.abc import AsyncIterator, Iterator
@@ -187,7 +188,7 @@ async def rescore_directories(
     with sockets_shut():
         async with replay_client() as client:
             jobs = [
-                _job(client, suite, case, replay, results, progress)
+                functools.partial(_replay_into, results, client, suite, case, replay, progress)
                 for replay in models
                 for case in suite.cases
             ]
@@ -197,11 +198,15 @@ async def rescore_directories(
     return RescoreOutcome(run=build_run_result(suite, by_model), models=models)
 
 
-def _job(client, suite, case, replay, results, progress):
-    async def job() -> None:
-        progress.started(replay.model, case.id)
-        result = await replay.replay_case(client, suite, case)
-        results[replay.model][case.id] = result
-        progress.finished(replay.model, result)
-
-    return job
+async def _replay_into(
+    results: dict[str, dict[str, CaseResult]],
+    client: httpx.AsyncClient,
+    suite: Suite,
+    case: Case,
+    replay: ReplayModel,
+    progress: Progress,
+) -> None:
+    progress.started(replay.model, case.id)
+    result = await replay.replay_case(client, suite, case)
+    results[replay.model][case.id] = result
+    progress.finished(replay.model, result)
