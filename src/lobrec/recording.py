@@ -9,7 +9,6 @@ cassettes through replay, so the results always cover the whole suite.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import functools
 from dataclasses import dataclass, field
@@ -46,7 +45,7 @@ class RecordOptions:
     concurrency: int = 8
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_reply_bytes: int = MAX_REPLY_BYTES
-    sleep: Sleep = asyncio.sleep
+    sleep: Sleep | None = None
     """How retries wait; tests pass a recorder so they never wait."""
 
 

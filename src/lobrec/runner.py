@@ -156,9 +156,14 @@ async def run_case(
     model: str,
     *,
     policy: RetryPolicy = RetryPolicy(),
-    sleep: Sleep = asyncio.sleep,
+    sleep: Sleep | None = None,
 ) -> CaseResult:
-    """Run every step of a case (a chain stops at its first failing step) and judge each."""
+    """Run every step of a case (a chain stops at its first failing step) and judge each.
+
+    `sleep` waits between retries: `asyncio.sleep` (looked up at call time) unless given; replay
+    passes `no_sleep`.
+    """
+    sleep = sleep or asyncio.sleep
     offered = suite.offered_tools(case)
     messages: list[Message | dict[str, Any]] = list(case.messages)
     verdicts: list[StepVerdict] = []

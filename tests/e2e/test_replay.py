@@ -200,3 +200,41 @@ def test_cli_refuses_a_remote_gateway_without_a_key(
         "(only a loopback gateway runs without a key)"
     )
     assert not (tmp_path / "c").exists()
+
+
+def test_replay_is_offline_and_never_sleeps(
+    fake_gateway: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = load(fake_gateway.suite_path)
+    fake_gateway.faults([{"model": MODEL, "case": "sel-01", "faults": ["429", "503", "504"]}])
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    options = RecordOptions(models=[MODEL], cassettes=tmp_path / "cassettes", sleep=no_wait)
+    live = asyncio.run(record(suite, resolve_gateway(fake_gateway.url, {}), options)).run
+
+    slept: list[float] = []
+
+    async def spy(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", spy)
+    replayed = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
+    assert slept == []
+    assert encode_results(replayed) == encode_results(live)
+    sel = next(c for c in replayed.models[0].cases if c.id == "sel-01")
+    assert [call.status for call in sel.api_calls] == [429, 503, 504, 200]
+
+
+def test_sockets_are_shut_while_replaying() -> None:
+    import socket
+
+    from lobrec.replay import NetworkShut, sockets_shut
+
+    with sockets_shut(), pytest.raises(NetworkShut):
+        socket.create_connection(("127.0.0.1", 9))
+    with sockets_shut(), pytest.raises(NetworkShut), socket.socket() as raw:
+        raw.connect(("127.0.0.1", 9))
+    # and open again afterwards
+    assert socket.create_connection is not None and socket.socket.connect.__name__ == "connect"
