@@ -218,6 +218,13 @@ def record(
         None, "--markdown", help="Write the Markdown report here (- for stdout)."
     ),
     html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    fail_under: float | None = typer.Option(
+        None,
+        "--fail-under",
+        min=0,
+        max=100,
+        help="Exit 1 when a model's overall score is below this percentage.",
+    ),
     case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
     missing: bool = typer.Option(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
@@ -280,6 +287,7 @@ def record(
         raise typer.Exit(Exit.INTERRUPTED)
     if any(not m.has_scores for m in outcome.run.models):
         raise typer.Exit(Exit.GATEWAY)
+    _check_threshold(outcome.run, fail_under)
 
 
 @app.command()
@@ -291,6 +299,13 @@ def rescore(
         None, "--markdown", help="Write the Markdown report here (- for stdout)."
     ),
     html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
+    fail_under: float | None = typer.Option(
+        None,
+        "--fail-under",
+        min=0,
+        max=100,
+        help="Exit 1 when a model's overall score is below this percentage.",
+    ),
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
     ),
@@ -316,6 +331,20 @@ def rescore(
             typer.echo(f"lobrec: {line}", err=True)
         if not allow_stale:
             raise typer.Exit(Exit.INCOMPLETE)
+    _check_threshold(outcome.run, fail_under)
+
+
+def _check_threshold(run: RunResult, fail_under: float | None) -> None:
+    """Exit 1, naming the models, when any scored model's overall rate is below `fail_under`."""
+    if fail_under is None:
+        return
+    below = [
+        m for m in run.models if m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
+    ]
+    if below:
+        names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
+        typer.echo(f"lobrec: overall score below {fail_under:g}%: {names}", err=True)
+        raise typer.Exit(Exit.BELOW_THRESHOLD)
 
 
 def _incomplete_summary(outcome: Any) -> list[str]:

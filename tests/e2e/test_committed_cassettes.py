@@ -57,3 +57,17 @@ def test_the_cli_rescore_writes_the_same_file(tmp_path: Path) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert out.read_bytes() == EXPECTED.read_bytes()
+
+
+def test_fail_under_exits_1_naming_the_models_below() -> None:
+    from typer.testing import CliRunner
+
+    from lobrec.cli import Exit, app
+
+    runner = CliRunner()
+    below = runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "60"])
+    assert below.exit_code == Exit.BELOW_THRESHOLD
+    assert below.stderr.strip().splitlines()[-1] == (
+        "lobrec: overall score below 60%: fixture/eager (0%), fixture/silent (17.5%), fixture/sloppy (50%)"
+    )
+    assert runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "0"]).exit_code == Exit.OK
