@@ -13,7 +13,7 @@ import signal
 import sys
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -206,6 +206,21 @@ def _emit_reports(
         render_leaderboard(run, report_console(stderr=not to_stdout))
 
 
+# Options shared by `record` and `rescore`, declared once.
+SuitePath = Annotated[Path | None, typer.Option("--suite", help="Suite file (default suite/suite.json).")]
+JsonOut = Annotated[str | None, typer.Option("--json", help="Write the results JSON here (- for stdout).")]
+MarkdownOut = Annotated[
+    str | None, typer.Option("--markdown", help="Write the Markdown report here (- for stdout).")
+]
+HtmlOut = Annotated[str | None, typer.Option("--html", help="Write the HTML report here.")]
+FailUnder = Annotated[
+    float | None,
+    typer.Option(
+        "--fail-under", min=0, max=100, help="Exit 1 when a model's overall score is below this percentage."
+    ),
+]
+
+
 @app.command()
 def record(
     model: list[str] = typer.Option(..., "--model", "-m", help="Model to evaluate; repeat for several."),
@@ -213,18 +228,10 @@ def record(
         None, "--base-url", help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API)."
     ),
     cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Directory for cassettes."),
-    json_out: str | None = typer.Option(None, "--json", help="Write the results JSON here (- for stdout)."),
-    markdown_out: str | None = typer.Option(
-        None, "--markdown", help="Write the Markdown report here (- for stdout)."
-    ),
-    html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
-    fail_under: float | None = typer.Option(
-        None,
-        "--fail-under",
-        min=0,
-        max=100,
-        help="Exit 1 when a model's overall score is below this percentage.",
-    ),
+    json_out: JsonOut = None,
+    markdown_out: MarkdownOut = None,
+    html_out: HtmlOut = None,
+    fail_under: FailUnder = None,
     case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
     missing: bool = typer.Option(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
@@ -232,7 +239,7 @@ def record(
     concurrency: int = typer.Option(
         8, "--concurrency", min=1, max=256, help="Cases in flight at once, all models together."
     ),
-    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
+    suite_path: SuitePath = None,
     timeout: float = typer.Option(
         120.0, "--timeout", min=0.01, help="Seconds without an answer before a request fails."
     ),
@@ -293,19 +300,11 @@ def record(
 @app.command()
 def rescore(
     cassettes_dir: Path = typer.Argument(..., help="Directory of model cassette directories."),
-    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
-    json_out: str | None = typer.Option(None, "--json", help="Write the results JSON here (- for stdout)."),
-    markdown_out: str | None = typer.Option(
-        None, "--markdown", help="Write the Markdown report here (- for stdout)."
-    ),
-    html_out: str | None = typer.Option(None, "--html", help="Write the HTML report here."),
-    fail_under: float | None = typer.Option(
-        None,
-        "--fail-under",
-        min=0,
-        max=100,
-        help="Exit 1 when a model's overall score is below this percentage.",
-    ),
+    suite_path: SuitePath = None,
+    json_out: JsonOut = None,
+    markdown_out: MarkdownOut = None,
+    html_out: HtmlOut = None,
+    fail_under: FailUnder = None,
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
     ),
