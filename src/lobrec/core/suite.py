@@ -117,10 +117,35 @@ class ExpectedCall(Strict, kw_only=True):
     result: str | None = None
 
 
+class AnswerCall(Strict, kw_only=True):
+    """One call of a hand-written sample answer: a tool name and its arguments."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class SampleAnswer(Strict, kw_only=True):
+    """A whole reply to one step, written by hand to test the step's checks.
+
+    As a `wrong` answer it is a plausible mistake the judge must reject, `why` saying what is
+    wrong; as an alternate it is another right answer the judge must accept. `calls` may be empty
+    (the model answered in text).
+    """
+
+    why: str
+    calls: list[AnswerCall]
+
+
 class CallStep(Strict, tag_field="expect", tag="call", kw_only=True):
-    """A step that expects one or more calls in a single response."""
+    """A step that expects one or more calls in a single response.
+
+    `wrong` and `alternates` are never sent; `lobrec suite check` judges each through the real
+    judge: every alternate must pass this step, every wrong answer must fail it.
+    """
 
     calls: list[ExpectedCall]
+    alternates: list[SampleAnswer] = []
+    wrong: list[SampleAnswer] = []
 
 
 class NoCallStep(Strict, tag_field="expect", tag="no_call", kw_only=True):
