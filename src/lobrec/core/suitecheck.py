@@ -66,6 +66,8 @@ CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 """Case ids name cassette files, so they must be safe as a file name."""
 
 MAX_CALLS_PER_STEP = 3
+MIN_WRONG_ANSWERS = 2
+"""From suite 1.1.0 on, each call step carries at least this many wrong answers."""
 CHAIN_STEPS = (2, 4)
 PARALLEL_CALLS = (2, 3)
 ONE_CALL_GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses")
@@ -186,6 +188,12 @@ def _check_case(suite: Suite, case: Case, usable: dict[str, Tool]) -> list[str]:
                         problems.append(f"{call_where}: a scripted result on the last step is never sent")
                 if sound:
                     _check_reference(step, index, case, suite, usable, problems)
+                    _check_samples(step, index, case, suite, usable, problems)
+                if _requires_wrong_answers(suite) and len(step.wrong) < MIN_WRONG_ANSWERS:
+                    problems.append(
+                        f"{where}.wrong: {len(step.wrong)} wrong answers; every call step needs at least "
+                        f"{MIN_WRONG_ANSWERS} plausible mistakes the judge must reject"
+                    )
     return problems
 
 
@@ -369,23 +377,51 @@ def _subset_array(schema: Any, value: list[Any], arg: str) -> list[str]:
 # --- reference answers through the real judge ----------------------------------------------------
 
 
-def reference_reply(step: CallStep) -> Reply:
-    """The reply a perfect model would send for a call step: one call per expected call, in order."""
-    calls = []
-    for index, call in enumerate(step.calls):
-        text = json.dumps(call.answer, ensure_ascii=False)
-        raw = {"id": f"call_{index}", "type": "function", "function": {"name": call.name, "arguments": text}}
-        calls.append(
+def sample_reply(calls: list[tuple[str, dict[str, Any]]], model: str = "reference") -> Reply:
+    """The reply that makes exactly these calls, in order, as a model would send them."""
+    observed = []
+    for index, (name, arguments) in enumerate(calls):
+        text = json.dumps(arguments, ensure_ascii=False)
+        raw = {"id": f"call_{index}", "type": "function", "function": {"name": name, "arguments": text}}
+        observed.append(
             ObservedCall(
-                index=index,
-                id=f"call_{index}",
-                name=call.name,
-                arguments_text=text,
-                arguments=call.answer,
-                raw=raw,
+                index=index, id=f"call_{index}", name=name, arguments_text=text, arguments=arguments, raw=raw
             )
         )
-    return Reply(model="reference", content=None, calls=calls)
+    return Reply(model=model, content=None if observed else "(a text answer)", calls=observed)
+
+
+def reference_reply(step: CallStep) -> Reply:
+    """The reply a perfect model would send for a call step: one call per expected call, in order."""
+    return sample_reply([(call.name, call.answer) for call in step.calls])
+
+
+def _requires_wrong_answers(suite: Suite) -> bool:
+    if not SEMVER.match(suite.version):
+        return False
+    major, minor = (int(part) for part in suite.version.split(".")[:2])
+    return (major, minor) >= (1, 1)
+
+
+def _check_samples(
+    step: CallStep, index: int, case: Case, suite: Suite, usable: dict[str, Tool], problems: list[str]
+) -> None:
+    """Alternates must pass the step and wrong answers must fail it, judged by the real judge."""
+    offered = suite.offered_tools(case)
+    if any(tool.function.name not in usable for tool in offered):
+        return
+    for kind, samples, must_pass in (("alternates", step.alternates, True), ("wrong", step.wrong, False)):
+        for position, sample in enumerate(samples):
+            where = f"steps[{index}].{kind}[{position}]"
+            if not sample.why.strip():
+                problems.append(f"{where}.why: empty; say in one line what this answer gets wrong or right")
+            reply = sample_reply([(call.name, call.arguments) for call in sample.calls], model=kind)
+            verdict = judge_step(step, reply, offered, index)
+            if must_pass and not verdict.passed:
+                reasons = "; ".join(mismatch.reason for mismatch in verdict.mismatches)
+                problems.append(f"{where}: the alternate answer fails the judge: {reasons}")
+            if not must_pass and verdict.passed:
+                problems.append(f"{where}: the wrong answer passes the judge ({sample.why})")
 
 
 def _check_reference(
