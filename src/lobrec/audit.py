@@ -45,6 +45,7 @@ from lobrec.cassettes import (
     read_capped,
 )
 from lobrec.errors import CassetteError, ConfigError
+from lobrec.gateway import mask_url
 from lobrec.transport import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS, open_for_replay
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
@@ -248,7 +249,7 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
             yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.request.method")
         if not _is_chat_url(request.uri):
             yield Finding(
-                path, f"not a chat-completions URL: {_preview(request.uri)}", f"{where}.request.uri"
+                path, f"not a chat-completions URL: {_preview(mask_url(request.uri))}", f"{where}.request.uri"
             )
         for name in request.headers:
             lowered = name.lower()

@@ -13,6 +13,9 @@ from lobrec.errors import ConfigError
 DEFAULT_BASE_URL = "https://www.lobstack.ai/api/gateway/v1"
 KEY_ENV = "LOBSTACK_API_KEY"
 URL_ENV = "LOBSTACK_BASE_URL"
+MIN_KEY_LENGTH = 16
+"""Shorter than any real credential: scrubbing such a key from recordings would rewrite ordinary
+words in replies (a key `test` turns every "test" into `<redacted>`) and so change verdicts."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,25 @@ def is_loopback(url: str) -> bool:
         return False
 
 
+def _plain_netloc(netloc: str) -> bool:
+    """No junk after a bracketed IPv6 host (`[::1]evil.com`), which urlsplit lets through."""
+    host_port = netloc.rpartition("@")[2]
+    if host_port.startswith("["):
+        rest = host_port.partition("]")[2]
+        return rest == "" or (rest.startswith(":") and rest[1:].isdigit())
+    return True
+
+
+def mask_url(url: str) -> str:
+    """The URL with any user, password and query replaced, for messages and reports."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = "<credentials>@" + netloc.rpartition("@")[2]
+    query = "<query>" if parts.query else ""
+    return parts._replace(netloc=netloc, query=query, fragment="").geturl()
+
+
 def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.environ) -> Gateway:
     """`--base-url`, else LOBSTACK_BASE_URL, else the Lobstack API; the key from LOBSTACK_API_KEY.
 
@@ -45,9 +67,24 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
     """
     url = base_url or environ.get(URL_ENV) or DEFAULT_BASE_URL
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"base URL {url!r} is not an http(s) URL")
+    try:
+        parts.port  # noqa: B018 - raises on a port out of range or not a number
+        hostname = parts.hostname
+    except ValueError:
+        hostname = None
+    if parts.scheme not in ("http", "https") or not hostname or not _plain_netloc(parts.netloc):
+        raise ConfigError(f"base URL {mask_url(url)!r} is not an http(s) URL with a valid host and port")
+    if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+        raise ConfigError(
+            f"base URL {mask_url(url)!r} carries credentials or a query; give the key in {KEY_ENV} "
+            "and the URL without user, password or query, since the URL is written into every cassette"
+        )
     key = environ.get(KEY_ENV) or None
+    if key is not None and len(key.strip()) < MIN_KEY_LENGTH:
+        raise ConfigError(
+            f"{KEY_ENV} is {len(key)} characters, too short to be a credential "
+            f"(at least {MIN_KEY_LENGTH}); a loopback gateway runs without a key"
+        )
     if key is None and not is_loopback(url):
         raise ConfigError(
             f"{KEY_ENV} is not set; it is required for {url} (only a loopback gateway runs without a key)"

@@ -188,8 +188,8 @@ CREDENTIALS: list[tuple[str, Callable[[Path], Path], list[str], str | None]] = [
     (
         "credential in a URL query",
         _in_cassette(lambda d: _request(d).update({"uri": _request(d)["uri"] + "?key=abc"})),
-        [f"{{file}}: {I0}.request.uri: not a chat-completions URL: '{{uri}}?key=abc'"],
-        None,
+        [f"{{file}}: {I0}.request.uri: not a chat-completions URL: '{{uri}}?<query>'"],
+        "abc",
     ),
     (
         "token in a broken file",
