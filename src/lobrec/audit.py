@@ -46,7 +46,12 @@ from lobrec.cassettes import (
 )
 from lobrec.errors import CassetteError, ConfigError
 from lobrec.gateway import mask_url
-from lobrec.transport import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS, open_for_replay
+from lobrec.transport import (
+    ELAPSED_HEADER,
+    ERROR_HEADER,
+    NO_RESPONSE_STATUS,
+    open_for_replay,
+)
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
 """Files that may sit next to the model directories (they are still scanned for credentials)."""
@@ -265,8 +270,17 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
             if name.lower() in CREDENTIAL_HEADERS:
                 yield Finding(path, "a credential header in a response", f"{where}.response.headers.{name}")
         yield from _check_elapsed(path, response.headers, f"{where}.response.headers.{ELAPSED_HEADER}")
-        if response.status.code == NO_RESPONSE_STATUS and not response.headers.get(ERROR_HEADER):
-            yield Finding(path, f"a status-599 pseudo-response without {ERROR_HEADER}", f"{where}.response")
+        if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
+            yield Finding(
+                path, f"{ERROR_HEADER} on a status-{response.status.code} answer", f"{where}.response"
+            )
+        for name in response.headers:
+            if name.lower() == "content-encoding":
+                yield Finding(
+                    path,
+                    "content-encoding on a recorded body (cassettes hold decoded text; replay ignores it)",
+                    f"{where}.response.headers.{name}",
+                )
     yield from _scan(path, msgspec.to_builtins(cassette), "$", exact)
 
 

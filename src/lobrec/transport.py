@@ -23,7 +23,7 @@ import contextvars
 import math
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
@@ -252,6 +252,18 @@ def _scrub(data: bytes, secrets: tuple[bytes, ...]) -> bytes:
     return data
 
 
+LOBREC_HEADER_PREFIX = "x-lobrec-"
+
+
+def is_no_response(status: int, headers: Mapping[str, list[str]]) -> bool:
+    """lobrec's pseudo-response for "no answer": status 599 *and* lobrec's error header.
+
+    A gateway may itself answer 599; that is an answer (recorded without the error header, which
+    lobrec never copies from a gateway) and replays as one.
+    """
+    return status == NO_RESPONSE_STATUS and bool(headers.get(ERROR_HEADER))
+
+
 def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
     return {
         "status": {"code": NO_RESPONSE_STATUS, "message": "no response"},
@@ -326,16 +338,19 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         try:
             headers = recorded["headers"]
             elapsed = _elapsed(headers)
-            if recorded["status"]["code"] == NO_RESPONSE_STATUS:
-                error = headers.get(ERROR_HEADER, ["TransportError: unknown"])[0]
+            if is_no_response(recorded["status"]["code"], headers):
+                error = headers[ERROR_HEADER][0]
             else:
                 error = None
                 content = recorded["body"]["string"]
                 if isinstance(content, str):
                     content = content.encode("utf-8")
+                # A cassette body is always the decoded text, whatever a header claims.
                 response = httpx.Response(
                     recorded["status"]["code"],
-                    headers=_header_list(headers),
+                    headers=_header_list(
+                        {k: v for k, v in headers.items() if k.lower() not in DECODED_BODY_HEADERS}
+                    ),
                     content=content,
                     request=request,
                 )
@@ -390,7 +405,9 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             dropped.update(DECODED_BODY_HEADERS)
         headers: dict[str, list[str]] = {}
         for name, value in response.headers.multi_items():
-            if name.lower() not in dropped:
+            # lobrec's own x-lobrec-* headers are never taken from a gateway: a gateway that sends
+            # x-lobrec-error would otherwise pass its answer off as a recorded transport failure.
+            if name.lower() not in dropped and not name.lower().startswith(LOBREC_HEADER_PREFIX):
                 headers.setdefault(name.lower(), []).append(self._clean(value))
         headers[ELAPSED_HEADER] = [elapsed]
         recorded = {

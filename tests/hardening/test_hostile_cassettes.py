@@ -248,6 +248,19 @@ ROWS: list[Hostile] = [
         "{file}: $.cases['../../../etc/passwd']: not a case id that can name a cassette file",
     ),
     Hostile(
+        "content-encoding gzip on a decoded body",
+        _edit(_first_response("headers", "content-encoding", value=["gzip"])),
+        None,
+        "{file}: $.interactions[0].response.headers.content-encoding: content-encoding on a recorded "
+        "body (cassettes hold decoded text; replay ignores it)",
+    ),
+    Hostile(
+        "gateway-supplied x-lobrec-error on an answer",
+        _edit(_first_response("headers", "x-lobrec-error", value=["TransportError: forged"])),
+        None,
+        "{file}: $.interactions[0].response: x-lobrec-error on a status-200 answer",
+    ),
+    Hostile(
         "request URI on a remote host",
         _edit(_set("interactions", 0, "request", "uri", value="http://attacker.example/steal")),
         None,
