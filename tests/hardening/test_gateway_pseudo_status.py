@@ -42,7 +42,10 @@ def _forged_error_header(suite: Suite) -> Callable[[httpx.Request], httpx.Respon
     return handler
 
 
-@pytest.mark.parametrize("kind", ["gateway answers 599", "gateway sends x-lobrec-error"])
+KINDS = ["gateway answers 599", "gateway sends x-lobrec-error"]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=KINDS)
 def test_rescore_reaches_the_live_verdict(small_suite_path: Path, tmp_path: Path, kind: str) -> None:
     small_suite = load_suite(small_suite_path)
     handler = _gateway_599 if kind == "gateway answers 599" else _forged_error_header(small_suite)
