@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import msgspec
 
 from lobrec.cassettes import (
+    LOCK,
     MANIFEST,
     MAX_CASSETTE_BYTES,
     CassetteFile,
@@ -164,6 +165,9 @@ def _model_directory(directory: Path, exact: tuple[str, ...]) -> Iterator[Findin
         yield from problems
     for entry in _entries(directory):
         if entry.name == MANIFEST:
+            continue
+        if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
+            yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
             continue
         if entry.is_symlink():
             yield _symlink(entry)

@@ -19,11 +19,13 @@ model name maps to one safe directory and back. Cassette files keep vcrpy's layo
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import re
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -37,6 +39,8 @@ MAX_CASSETTE_BYTES = 16 * 1024 * 1024
 """A cassette larger than this is refused unread (a reply is capped well below it)."""
 
 MANIFEST = "manifest.json"
+LOCK = ".lock"
+"""Held (flock) by the one `lobrec record` writing a model directory; holds the writer's pid."""
 CASSETTE_FORMAT_VERSION = 1
 _CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
@@ -159,11 +163,22 @@ def read_capped(path: Path, limit: int = MAX_CASSETTE_BYTES) -> bytes:
     return data
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same folder, fsync, then rename: never a half file."""
+    """Write via a temporary file in the same folder, fsync, then rename: never a half file.
+
+    mkstemp creates the file 0600; it gets the mode an ordinary write would (0666 less the umask),
+    so a shared cassettes folder stays readable by whoever the umask allows.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -173,6 +188,32 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+@contextlib.contextmanager
+def writer_lock(directory: Path) -> Iterator[None]:
+    """Hold the model directory for one writer: a second `lobrec record` on it gets a one-line error.
+
+    Two writers would each save the manifest they hold, and the last one would drop the other's
+    cases (recorded, then "not listed" and stale). The lock is an flock, released by the kernel when
+    the process ends however it ends, so a killed run never leaves the directory locked.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise CassetteError(
+                f"{directory}: another lobrec record (pid {holder}) is writing this model's cassettes; "
+                "wait for it to finish, or record other models"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 def decode_cassette(data: bytes, path: Path) -> CassetteFile:

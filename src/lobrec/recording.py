@@ -9,6 +9,7 @@ cassettes through replay, so the results always cover the whole suite.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from lobrec.cassettes import (
     load_manifest,
     model_dir_name,
     save_manifest,
+    writer_lock,
 )
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
@@ -165,6 +167,15 @@ async def record(
     suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None = None
 ) -> RecordOutcome:
     """Record the selected cases of every model live, then score the whole suite for each model."""
+    with contextlib.ExitStack() as locks:
+        for model in options.models:
+            locks.enter_context(writer_lock(options.cassettes / model_dir_name(model)))
+        return await _record_locked(suite, gateway, options, progress)
+
+
+async def _record_locked(
+    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None
+) -> RecordOutcome:
     async with _client(gateway, options) as client:
         session = _Session(
             client=client, gateway=gateway, suite=suite, options=options, progress=progress or Progress()
