@@ -237,3 +237,18 @@ def test_the_format_document_quotes_the_published_suite() -> None:
             assert block == tools[block["function"]["name"]]
             quoted.append(block["function"]["name"])
     assert quoted == ["deploy", "sel-08", "par-07", "chain-01", "none-08"]
+
+
+def test_the_kept_1_0_0_suite_is_sound_and_declares_no_counts() -> None:
+    kept = load_suite(ROOT / "suite" / "history" / "1.0.0.json")
+    assert kept.version == "1.0.0" and kept.counts is None
+    assert check_suite(kept) == []
+    assert summary(kept) == "suite lobstack-tools 1.0.0: 80 cases, 14/16/12/14/12/12, ok"
+
+
+def test_the_sources_declare_counts_no_lower_than_1_0_0s() -> None:
+    meta = json.loads((ROOT / "suite" / "src" / "meta.json").read_text(encoding="utf-8"))
+    from lobrec.core.suitecheck import COUNTS_1_0_0
+
+    assert set(meta["counts"]) == set(COUNTS_1_0_0)
+    assert all(meta["counts"][group] >= floor for group, floor in COUNTS_1_0_0.items())

@@ -618,3 +618,108 @@ def test_show_rejects_an_unknown_case_or_group(tmp_path: Path) -> None:
         "lobrec: unknown group 'misc'; "
         "the groups are selection, arguments, near_misses, no_call, parallel, chains\n"
     )
+
+
+# --- wrong answers and alternates, judged by the real judge ---------------------------------------
+
+
+def _sample(why: str, calls: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    return {"why": why, "calls": [{"name": name, "arguments": arguments} for name, arguments in calls]}
+
+
+def test_a_wrong_answer_that_passes_the_judge_is_reported() -> None:
+    data = copy.deepcopy(BASE)
+    _step(data, "sel-01")["wrong"] = [
+        _sample("searches instead of reading", [("search", {"query": "a.py"})]),
+        _sample("not really wrong", [("read_file", {"path": "a.py"})]),
+    ]
+    assert check_suite(_suite(data), COUNTS) == [
+        "sel-01: steps[0].wrong[1]: the wrong answer passes the judge (not really wrong)"
+    ]
+
+
+def test_an_alternate_that_fails_the_judge_is_reported() -> None:
+    data = copy.deepcopy(BASE)
+    _step(data, "sel-01")["alternates"] = [
+        _sample("a start line is fine", [("read_file", {"path": "a.py", "start_line": 1})]),
+        _sample("the wrong file", [("read_file", {"path": "b.py"})]),
+    ]
+    problems = check_suite(_suite(data), COUNTS)
+    assert len(problems) == 1
+    assert problems[0].startswith("sel-01: steps[0].alternates[1]: the alternate answer fails the judge: ")
+
+
+def test_an_empty_why_is_reported() -> None:
+    data = copy.deepcopy(BASE)
+    _step(data, "sel-01")["wrong"] = [_sample("  ", [])]
+    assert check_suite(_suite(data), COUNTS) == [
+        "sel-01: steps[0].wrong[0].why: empty; say in one line what this answer gets wrong or right"
+    ]
+
+
+def _with_wrong_answers(data: dict[str, Any], how_many: int) -> None:
+    """Give every call step `how_many` wrong answers: a text reply, then calls of an unoffered tool."""
+    for case in data["cases"]:
+        for step in case["steps"]:
+            if step["expect"] == "call":
+                mistakes = [_sample("answers in text", []), _sample("calls nothing useful", [("nope", {})])]
+                step["wrong"] = mistakes[:how_many]
+
+
+def test_from_1_1_0_a_call_step_needs_two_wrong_answers() -> None:
+    data = copy.deepcopy(BASE)
+    data["version"] = "1.1.0"
+    _with_wrong_answers(data, 1)
+    problems = check_suite(_suite(data), COUNTS)
+    assert len(problems) == 6  # sel, arg, near, par, and both call steps of the chain
+    assert problems[0] == (
+        "sel-01: steps[0].wrong: 1 wrong answers; every call step needs at least 2 plausible mistakes "
+        "the judge must reject"
+    )
+    _with_wrong_answers(data, 2)
+    assert check_suite(_suite(data), COUNTS) == []
+
+
+def test_1_0_0_needs_no_wrong_answers() -> None:
+    data = copy.deepcopy(BASE)
+    _with_wrong_answers(data, 1)
+    assert check_suite(_suite(data), COUNTS) == []
+    data["version"] = "1.0.1"
+    assert check_suite(_suite(data), COUNTS) == []
+
+
+# --- declared counts -----------------------------------------------------------------------------
+
+
+def test_a_suite_is_held_to_its_declared_counts() -> None:
+    data = copy.deepcopy(BASE)
+    data["counts"] = {**COUNTS, "chains": 2}
+    assert check_suite(_suite(data), floor=COUNTS) == ["groups: chains has 1 cases, expected 2"]
+    data["counts"] = COUNTS
+    assert check_suite(_suite(data), floor=COUNTS) == []
+
+
+def test_a_suite_without_counts_is_held_to_1_0_0s() -> None:
+    assert check_suite(_suite(BASE))[0] == "groups: selection has 1 cases, expected 14"
+
+
+def test_within_major_1_a_declared_count_never_falls_below_1_0_0s() -> None:
+    data = copy.deepcopy(BASE)
+    data["counts"] = COUNTS
+    problems = check_suite(_suite(data))
+    assert problems[0] == (
+        "counts: selection declares 1 cases, below 1.0.0's 14; removing cases needs a new major version"
+    )
+    assert len(problems) == 6
+    data["version"] = "2.0.0"
+    _with_wrong_answers(data, 2)
+    assert check_suite(_suite(data)) == []
+
+
+def test_a_declaration_must_name_every_group() -> None:
+    data = copy.deepcopy(BASE)
+    data["counts"] = {group: 1 for group in list(COUNTS)[:-1]}
+    assert check_suite(_suite(data), floor=COUNTS) == [
+        "counts: no count for group chains",
+        "groups: chains has 1 cases, expected 0",
+    ]

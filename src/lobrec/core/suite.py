@@ -175,6 +175,8 @@ class Suite(Strict, kw_only=True):
     name: str
     version: str
     system_prompt: str
+    counts: dict[Group, int] | None = None
+    """Cases per group, as this version declares them; absent in 1.0.0, which is held to its own."""
     tools: list[Tool]
     cases: list[Case]
 

@@ -49,7 +49,7 @@ from lobrec.core.suite import (
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.errors import SchemaError
 
-EXPECTED_COUNTS: dict[Group, int] = {
+COUNTS_1_0_0: dict[Group, int] = {
     "selection": 14,
     "arguments": 16,
     "near_misses": 12,
@@ -57,7 +57,14 @@ EXPECTED_COUNTS: dict[Group, int] = {
     "parallel": 12,
     "chains": 12,
 }
-"""Cases per group, as the methodology page states them; a version that changes one changes both."""
+"""Cases per group in suite 1.0.0, as the methodology page states them.
+
+A suite declares its own counts (`Suite.counts`); one that declares none is held to these. Within
+major version 1 a declared count may grow but never fall below these: removing cases is a major
+change, and scores on a smaller group would not be comparable with 1.0.0's.
+"""
+EXPECTED_COUNTS = COUNTS_1_0_0
+"""The floor every suite of major version 1 keeps (kept under its old name for callers)."""
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What OpenAI-compatible APIs accept as a function name."""
@@ -73,14 +80,20 @@ PARALLEL_CALLS = (2, 3)
 ONE_CALL_GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses")
 
 
-def check_suite(suite: Suite, counts: Mapping[Group, int] = EXPECTED_COUNTS) -> list[str]:
+def check_suite(
+    suite: Suite, counts: Mapping[Group, int] | None = None, floor: Mapping[Group, int] = COUNTS_1_0_0
+) -> list[str]:
     """Every rule the suite breaks, one line each, in file order; an empty list means it is sound.
 
-    `counts` is the number of cases each group must have (tests pass a small suite's own counts).
+    `counts` is the number of cases each group must have; by default the suite's declared counts, or
+    1.0.0's when it declares none (tests pass a small suite's own). `floor` is what a major-1 suite
+    may not declare less than (tests of a small suite pass its counts again).
     """
     problems = _check_header(suite)
     usable = _check_tools(suite, problems)
-    _check_groups_and_ids(suite, counts, problems)
+    required = required_counts(suite) if counts is None else counts
+    _check_declared_counts(suite, floor, problems)
+    _check_groups_and_ids(suite, required, problems)
     for case in suite.cases:
         problems.extend(f"{case.id}: {line}" for line in _check_case(suite, case, usable))
     return problems
@@ -93,6 +106,30 @@ def summary(suite: Suite) -> str:
 
 
 # --- suite level ---------------------------------------------------------------------------------
+
+
+def required_counts(suite: Suite) -> dict[Group, int]:
+    """The cases per group the suite must have: its declaration, else 1.0.0's (a missing group counts 0)."""
+    if suite.counts is None:
+        return dict(COUNTS_1_0_0)
+    return {group: suite.counts.get(group, 0) for group in GROUPS}
+
+
+def _check_declared_counts(suite: Suite, floor: Mapping[Group, int], problems: list[str]) -> None:
+    if suite.counts is None:
+        return
+    for group in GROUPS:
+        if group not in suite.counts:
+            problems.append(f"counts: no count for group {group}")
+    if not SEMVER.match(suite.version) or suite.major != 1:
+        return
+    for group in GROUPS:
+        declared = suite.counts.get(group)
+        if declared is not None and declared < floor[group]:
+            problems.append(
+                f"counts: {group} declares {declared} cases, below 1.0.0's {floor[group]}; "
+                "removing cases needs a new major version"
+            )
 
 
 def _check_header(suite: Suite) -> list[str]:
