@@ -6,7 +6,8 @@ exceptions; the transport turns them into `TransportFailure` / `GatewayError` / 
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
 or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result; an
-error status other than those, or a request that still fails, errors the case.
+error status other than those, or a request that still fails, errors the case, except a 400 that
+is the model's answer (Groq's `tool_use_failed`, see `wire.tool_use_failed`), which is judged.
 """
 
 from __future__ import annotations
@@ -127,7 +128,7 @@ async def _post_with_retries(
                 raise CaseErrored(f"step {step}: the gateway answered {response.status_code} {tries} times")
             await sleep(policy.delays_s[attempt])
             continue
-        if response.status_code != 200:
+        if response.status_code != 200 and not wire.tool_use_failed(response.status_code, response.content):
             attempts.append(call)
             raise CaseErrored(
                 f"step {step}: the gateway answered {response.status_code}: {_error_message(response)}"
@@ -183,7 +184,11 @@ async def run_case(
         body = wire.request_body(model, messages, offered)
         try:
             response = await _post_with_retries(client, url, body, index, attempts, policy, sleep)
-            reply = wire.parse_completion(response.content)
+            reply = (
+                wire.parse_tool_use_failed(response.content)
+                if wire.tool_use_failed(response.status_code, response.content)
+                else wire.parse_completion(response.content)
+            )
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:

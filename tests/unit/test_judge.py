@@ -115,8 +115,23 @@ TABLE: list[tuple[Any, dict[str, Any], bool, list[str]]] = [
     (
         ONE_READ,
         calls(("read_file", {"path": "src/app.py"})),
+        True,
+        [],
+    ),
+    (
+        ONE_READ,
+        calls(("read_file", ["src/app.py"])),
         False,
-        ["calls[0].arguments: arguments of read_file are not a string"],
+        ["calls[0].arguments: arguments of read_file are list, not a string or an object"],
+    ),
+    (
+        ONE_READ,
+        calls(("read_file", '{"path": "x", "path": "src/app.py"}')),
+        False,
+        [
+            "calls[0].arguments: arguments of read_file are not a JSON object: "
+            "the key 'path' appears more than once"
+        ],
     ),
     (
         ONE_READ,

@@ -27,16 +27,29 @@ NO_NAME = "<no name>"
 
 def _call_record(call: ObservedCall, schemas: dict[str, dict[str, Any]]) -> CallRecord:
     arguments = call.arguments_text if call.arguments_text is not None else _raw_arguments(call)
+    quirks = list(call.quirks)
     if call.name is None or call.name not in schemas:
-        return CallRecord(name=call.name, arguments=arguments, offered=False, schema_valid=None)
+        return CallRecord(
+            name=call.name, arguments=arguments, offered=False, schema_valid=None, quirks=quirks
+        )
     if call.arguments is None:
         problem = call.problem or "arguments did not parse"
         return CallRecord(
-            name=call.name, arguments=arguments, offered=True, schema_valid=False, schema_errors=[problem]
+            name=call.name,
+            arguments=arguments,
+            offered=True,
+            schema_valid=False,
+            schema_errors=[problem],
+            quirks=quirks,
         )
     errors = validate(schemas[call.name], call.arguments)
     return CallRecord(
-        name=call.name, arguments=arguments, offered=True, schema_valid=not errors, schema_errors=errors
+        name=call.name,
+        arguments=arguments,
+        offered=True,
+        schema_valid=not errors,
+        schema_errors=errors,
+        quirks=quirks,
     )
 
 
@@ -105,6 +118,7 @@ def _judge_no_call(step_index: int, reply: Reply, records: list[CallRecord]) -> 
         calls=records,
         content=reply.content,
         mismatches=mismatches,
+        quirks=list(reply.quirks),
     )
 
 
@@ -126,9 +140,12 @@ def _judge_calls(step_index: int, step: CallStep, reply: Reply, records: list[Ca
             content=reply.content,
             mismatches=mismatches,
             pairing=pairing or [],
+            quirks=list(reply.quirks),
         )
 
     mismatches: list[Mismatch] = []
+    if reply.withheld is not None:
+        mismatches.append(Mismatch(path="message", expected="a reply", got=None, reason=reply.withheld))
     if reply.tool_calls_problem is not None:
         mismatches.append(
             Mismatch(

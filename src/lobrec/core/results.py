@@ -44,6 +44,9 @@ class CallRecord(Record, kw_only=True):
     schema_valid: bool | None
     """For offered tools: the arguments parse as JSON and validate. None for other names."""
     schema_errors: list[str] = []
+    quirks: list[str] = []
+    """Wire-format tolerances the call was read with ("missing arguments", "arguments as an object",
+    "call rejected by the provider"); empty in results files written before they existed."""
 
 
 class StepVerdict(Record, kw_only=True):
@@ -57,6 +60,8 @@ class StepVerdict(Record, kw_only=True):
     content: str | None = None
     mismatches: list[Mismatch] = []
     pairing: list[int] = []
+    quirks: list[str] = []
+    """Tolerances the step's reply leaned on (its calls' quirks, or "content filter")."""
     """For a passing call step: for each expected call, the index of the model's call matched to it."""
 
 

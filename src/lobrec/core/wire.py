@@ -47,6 +47,14 @@ class ObservedCall(msgspec.Struct, frozen=True, kw_only=True):
     arguments: dict[str, Any] | None
     problem: str | None = None
     raw: Any = None
+    quirks: list[str] = []
+    """Wire-format tolerances this call leaned on (see QUIRK_*), shown in results and reports."""
+
+
+QUIRK_MISSING_ARGUMENTS = "missing arguments"
+QUIRK_ARGUMENTS_OBJECT = "arguments as an object"
+QUIRK_CONTENT_FILTER = "content filter"
+QUIRK_REJECTED_BY_PROVIDER = "call rejected by the provider"
 
 
 class Reply(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,6 +65,11 @@ class Reply(msgspec.Struct, frozen=True, kw_only=True):
     calls: list[ObservedCall]
     tool_calls_problem: str | None = None
     """Set when `tool_calls` itself is malformed (not a list): counts as a failed call attempt."""
+    message: dict[str, Any] | None = None
+    """The assistant message as received, echoed whole into a chain's next request."""
+    withheld: str | None = None
+    """Why the provider sent no message (its content filter): a visible, counted reason."""
+    quirks: list[str] = []
 
 
 def _reject_constant(name: str) -> Any:
@@ -67,13 +80,27 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _loads(text: str | bytes) -> Any:
+class DuplicateKey(ValueError):
+    """An object spelled the same key twice: a tool runtime may read either one."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKey(f"the key {key!r} appears more than once")
+    return result
+
+
+def _loads(text: str | bytes, *, unique_keys: bool = False) -> Any:
     """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not.
 
     JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
     can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
     """
-    data = json.loads(text, parse_constant=_reject_constant)
+    hook = _no_duplicates if unique_keys else None
+    data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
     probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
     if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
         data = _without_surrogates(data)
@@ -90,18 +117,29 @@ def _without_surrogates(value: Any) -> Any:
     return value
 
 
-def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None, str | None]:
-    """The arguments as a JSON object, or None and why not."""
+def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None, str | None, list[str]]:
+    """The arguments as a JSON object, or None and why not; then the quirks accepted on the way.
+
+    Missing, null or "" mean no arguments (`{}`). An object where a string belongs is a server
+    that broke the wire format (it parsed the model's JSON for us): accepted as already parsed.
+    Duplicate keys do not parse as an object: which value a tool reads is undefined.
+    """
     label = name or "the call"
+    if text is None or text == "":
+        return {}, None, [QUIRK_MISSING_ARGUMENTS]
+    if isinstance(text, dict):
+        return text, None, [QUIRK_ARGUMENTS_OBJECT]
     if not isinstance(text, str):
-        return None, f"arguments of {label} are not a string"
+        return None, f"arguments of {label} are {type(text).__name__}, not a string or an object", []
     try:
-        parsed = _loads(text)
+        parsed = _loads(text, unique_keys=True)
+    except DuplicateKey as exc:
+        return None, f"arguments of {label} are not a JSON object: {exc}", []
     except (ValueError, RecursionError):
-        return None, f"arguments of {label} are not valid JSON"
+        return None, f"arguments of {label} are not valid JSON", []
     if not isinstance(parsed, dict):
-        return None, f"arguments of {label} are JSON but not an object"
-    return parsed, None
+        return None, f"arguments of {label} are JSON but not an object", []
+    return parsed, None, []
 
 
 def _parse_call(index: int, item: Any) -> ObservedCall:
@@ -118,7 +156,7 @@ def _parse_call(index: int, item: Any) -> ObservedCall:
         )
     name = function.get("name") if isinstance(function.get("name"), str) else None
     text = function.get("arguments")
-    arguments, arguments_problem = _parse_arguments(name, text)
+    arguments, arguments_problem, quirks = _parse_arguments(name, text)
     return ObservedCall(
         index=index,
         id=call_id,
@@ -127,7 +165,29 @@ def _parse_call(index: int, item: Any) -> ObservedCall:
         arguments=arguments,
         problem=f"tool call {index} has no name" if name is None else arguments_problem,
         raw=item,
+        quirks=quirks,
     )
+
+
+def _text(message: dict[str, Any]) -> str | None:
+    """The verdict text: a string as is; a list of parts, its text parts joined (not `thinking`);
+    an object (a server that parsed structured output), as JSON; a null content, the refusal."""
+    content = message.get("content")
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type", "text") == "text"
+            and isinstance(part.get("text"), str)
+        ]
+        return "".join(texts) if texts else None
+    if isinstance(content, dict):
+        return json.dumps(content, ensure_ascii=False)
+    if isinstance(content, str):
+        return content
+    refusal = message.get("refusal")
+    return refusal if isinstance(refusal, str) and refusal else None
 
 
 def parse_completion(body: bytes) -> Reply:
@@ -142,29 +202,93 @@ def parse_completion(body: bytes) -> Reply:
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise GatewayError("the gateway's 200 body is not a chat completion (no choices)")
     message = choices[0].get("message")
+    model = data.get("model") if isinstance(data.get("model"), str) else None
+    if message is None and choices[0].get("finish_reason") == "content_filter":
+        return Reply(
+            model=model,
+            content=None,
+            calls=[],
+            withheld="the provider's content filter withheld the reply (finish_reason content_filter)",
+            quirks=[QUIRK_CONTENT_FILTER],
+        )
     if not isinstance(message, dict):
         raise GatewayError("the gateway's 200 body is not a chat completion (no message)")
-    model = data.get("model") if isinstance(data.get("model"), str) else None
-    content = message.get("content") if isinstance(message.get("content"), str) else None
+    content = _text(message)
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
-        return Reply(model=model, content=content, calls=[])
+        return Reply(model=model, content=content, calls=[], message=message)
     if not isinstance(tool_calls, list):
         return Reply(
             model=model,
             content=content,
             calls=[],
             tool_calls_problem=f"tool_calls is {type(tool_calls).__name__}, not a list",
+            message=message,
         )
-    return Reply(
-        model=model, content=content, calls=[_parse_call(i, item) for i, item in enumerate(tool_calls)]
+    calls = [_parse_call(i, item) for i, item in enumerate(tool_calls)]
+    quirks = sorted({quirk for call in calls for quirk in call.quirks})
+    return Reply(model=model, content=content, calls=calls, message=message, quirks=quirks)
+
+
+def tool_use_failed(status: int, body: bytes) -> bool:
+    """A 400 that is the model's answer: the provider (Groq) rejected the model's own call and sent
+    it back in `failed_generation`. Decided here, on the recorded body, so replay agrees with live."""
+    if status != 400:
+        return False
+    try:
+        error = _loads(body).get("error")
+    except (ValueError, RecursionError, AttributeError):
+        return False
+    return (
+        isinstance(error, dict)
+        and error.get("code") == "tool_use_failed"
+        and isinstance(error.get("failed_generation"), str)
     )
 
 
+def parse_tool_use_failed(body: bytes) -> Reply:
+    """The model's call a provider refused, as one call that fails with the provider's reason."""
+    error = _loads(body)["error"]
+    generation: str = error["failed_generation"]
+    reason = error.get("message") if isinstance(error.get("message"), str) else "tool_use_failed"
+    try:
+        parsed: Any = _loads(generation)
+    except (ValueError, RecursionError):
+        parsed = None
+    name = parsed.get("name") if isinstance(parsed, dict) and isinstance(parsed.get("name"), str) else None
+    call = ObservedCall(
+        index=0,
+        id=None,
+        name=name,
+        arguments_text=generation,
+        arguments=None,
+        problem=f"the provider rejected the call: {reason[:300]}",
+        raw={"function": {"name": name, "arguments": generation}},
+        quirks=[QUIRK_REJECTED_BY_PROVIDER],
+    )
+    return Reply(model=None, content=None, calls=[call], quirks=[QUIRK_REJECTED_BY_PROVIDER])
+
+
+def call_id(call: ObservedCall) -> str:
+    """The id the chain uses for a call both in the echoed assistant turn and in its tool message."""
+    return call.id or f"call_{call.index}"
+
+
 def assistant_message(reply: Reply) -> dict[str, Any]:
-    """The model's own turn, echoed back into a chain exactly as it called the tools."""
-    return {"role": "assistant", "content": reply.content, "tool_calls": [call.raw for call in reply.calls]}
+    """The model's own turn, echoed back into a chain as received (DeepSeek's `reasoning_content`
+    and the like included), except that a call with a missing or "" id gets the id its tool
+    message uses."""
+    message: dict[str, Any] = dict(reply.message) if reply.message is not None else {"content": reply.content}
+    message["role"] = "assistant"
+    calls = []
+    for call in reply.calls:
+        raw = call.raw
+        if isinstance(raw, dict) and raw.get("id") != call_id(call):
+            raw = {**raw, "id": call_id(call)}
+        calls.append(raw)
+    message["tool_calls"] = calls
+    return message
 
 
 def tool_message(call: ObservedCall, result: str) -> Message:
-    return Message(role="tool", tool_call_id=call.id or f"call_{call.index}", content=result)
+    return Message(role="tool", tool_call_id=call_id(call), content=result)
