@@ -42,18 +42,72 @@ def _load(path: Path | None) -> Suite:
 @suite_app.command("check")
 def check(
     path: Path | None = typer.Argument(None, help="The suite file (default: suite/suite.json)."),
+    against: Path | None = typer.Option(
+        None, "--against", help="An older suite file: also require the version bump its changes need."
+    ),
 ) -> None:
-    """Check a suite file against every build rule; exit 2 and list the problems if any."""
-    from lobrec.cli import Exit
+    """Check a suite file against every build rule; exit 2 and list the problems if any.
+
+    With --against OLD, first exit 1 with one line when the version is not the bump the changes need.
+    """
+    from lobrec.cli import Exit, fail
     from lobrec.core.suitecheck import check_suite, summary
+    from lobrec.core.suitediff import bump_problem, diff_suites
 
     suite = _load(path)
+    if against is not None:  # first: which rules apply (wrong answers from 1.1.0) hangs on the version
+        problem = bump_problem(diff_suites(_load(against), suite))
+        if problem is not None:
+            raise fail(problem, Exit.BELOW_THRESHOLD)
     problems = check_suite(suite)
     for line in problems:
         typer.echo(line)
     if problems:
         raise typer.Exit(Exit.BAD_INPUT)
     typer.echo(summary(suite))
+
+
+@suite_app.command("diff")
+def diff(
+    old: Path = typer.Argument(..., help="The older suite file."),
+    new: Path = typer.Argument(..., help="The newer suite file."),
+) -> None:
+    """Every change from OLD to NEW, classified, and the version bump the changes need."""
+    from lobrec.core.suitediff import bump_problem, diff_suites
+
+    result = diff_suites(_load(old), _load(new))
+    typer.echo(format_diff(result))
+    problem = bump_problem(result)
+    if problem is not None:
+        typer.echo(f"bump: {problem}")
+
+
+KIND_TITLES = {
+    "suite": "suite-level changes",
+    "added": "cases added (minor)",
+    "removed": "cases removed (major)",
+    "request": "request changed: cassettes stale, record again (minor)",
+    "checks": "checks changed: a rescore is enough (minor)",
+    "notes": "notes, answers, wrong answers, alternates: no effect on scores (patch)",
+}
+
+
+def format_diff(result: Any) -> str:
+    """The diff as plain text: a header, then each kind of change with one line per change."""
+    lines = [
+        f"suite {result.old_version} -> {result.new_version}: {len(result.changes)} changes; "
+        f"required bump: {result.required}, actual: {result.actual}"
+    ]
+    for kind, title in KIND_TITLES.items():
+        changes = [change for change in result.changes if change.kind == kind]
+        if not changes:
+            continue
+        lines.append("")
+        lines.append(
+            f"{title}: {len({change.case for change in changes})} cases" if kind != "suite" else title
+        )
+        lines.extend(f"  {change.case}: {change.what}" for change in changes)
+    return "\n".join(lines)
 
 
 @suite_app.command("show")

@@ -1,0 +1,182 @@
+"""Every change between two suite versions, classified by what it does to scores and cassettes.
+
+The methodology's versioning rule is mechanical, so the bump a change needs is computed, not
+remembered: a case removed (or the suite renamed) needs a major version; a case added, a check
+changed, or a request changed needs a minor one; a change to notes, reference answers, wrong answers
+or alternates (never sent, never scored) needs a patch. A request change makes that case's cassettes
+stale (replay leaves it out until it is recorded again); a check change needs only a rescore. Pure:
+two Suites in, a SuiteDiff out.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from lobrec.core.suite import SEMVER, CallStep, Case, NoCallStep, Step, Suite
+
+Kind = Literal["added", "removed", "request", "checks", "notes", "suite"]
+Bump = Literal["none", "patch", "minor", "major"]
+
+BUMP_ORDER: tuple[Bump, ...] = ("none", "patch", "minor", "major")
+KIND_BUMP: dict[str, Bump] = {
+    "added": "minor",
+    "removed": "major",
+    "request": "minor",
+    "checks": "minor",
+    "notes": "patch",
+}
+
+
+class Change(msgspec.Struct, frozen=True, kw_only=True):
+    """One change: a case id (or `suite`), its kind, and what changed, e.g. `steps[0].calls[0].checks`."""
+
+    case: str
+    kind: Kind
+    what: str
+    bump: Bump
+
+
+class SuiteDiff(msgspec.Struct, frozen=True, kw_only=True):
+    old_version: str
+    new_version: str
+    changes: list[Change]
+    required: Bump
+    """The smallest bump the methodology allows for these changes."""
+    actual: Bump | Literal["backwards", "invalid"]
+    """The bump from old_version to new_version."""
+
+    @property
+    def bump_ok(self) -> bool:
+        return self.actual == self.required
+
+    def cases(self, kind: Kind) -> list[str]:
+        """The case ids with a change of this kind, in order, once each."""
+        return list(dict.fromkeys(change.case for change in self.changes if change.kind == kind))
+
+
+def _plain(value: Any) -> Any:
+    return msgspec.to_builtins(value)
+
+
+def version_bump(old: str, new: str) -> Bump | Literal["backwards", "invalid"]:
+    """The bump from `old` to `new`: to the next major, minor or patch version, or none, else invalid."""
+    if not SEMVER.match(old) or not SEMVER.match(new):
+        return "invalid"
+    a = tuple(int(part) for part in old.split("-")[0].split("+")[0].split("."))
+    b = tuple(int(part) for part in new.split("-")[0].split("+")[0].split("."))
+    if b == a:
+        return "none"
+    if b < a:
+        return "backwards"
+    bumps: dict[tuple[int, ...], Bump] = {
+        (a[0] + 1, 0, 0): "major",
+        (a[0], a[1] + 1, 0): "minor",
+        (a[0], a[1], a[2] + 1): "patch",
+    }
+    return bumps.get(b, "invalid")  # a skipped version, or a bump that keeps lower parts, is invalid
+
+
+def _step_request(step: Step) -> Any:
+    """The part of a step that is sent: the scripted results fed back after it."""
+    if isinstance(step, CallStep):
+        return [call.result for call in step.calls]
+    return None
+
+
+def _step_checks(step: Step) -> Any:
+    """The part of a step the judge scores against: its kind, the expected names and checks."""
+    if isinstance(step, CallStep):
+        return ["call", [(call.name, _plain(call.checks)) for call in step.calls]]
+    return ["no_call"]
+
+
+def _step_notes(step: Step) -> Any:
+    """What is neither sent nor scored: reference answers, wrong answers and alternates."""
+    if isinstance(step, CallStep):
+        return [[call.answer for call in step.calls], _plain(step.wrong), _plain(step.alternates)]
+    assert isinstance(step, NoCallStep)
+    return step.answer
+
+
+def _case_changes(old_suite: Suite, old: Case, new_suite: Suite, new: Case) -> list[Change]:
+    changes: list[Change] = []
+
+    def add(kind: Kind, what: str) -> None:
+        changes.append(Change(case=new.id, kind=kind, what=what, bump=KIND_BUMP[kind]))
+
+    if _plain(old.messages) != _plain(new.messages):
+        add("request", "messages")
+    if old.tools != new.tools:
+        add("request", "tools offered")
+    old_tools = {tool.name: _plain(tool) for tool in old_suite.offered_tools(old)}
+    for tool in new_suite.offered_tools(new):
+        if tool.name in old_tools and old_tools[tool.name] != _plain(tool):
+            add("request", f"tool {tool.name} (schema or description)")
+    for index in range(max(len(old.steps), len(new.steps))):
+        where = f"steps[{index}]"
+        if index >= len(old.steps) or index >= len(new.steps):
+            add("checks", f"{where} {'added' if index >= len(old.steps) else 'removed'}")
+            continue
+        a, b = old.steps[index], new.steps[index]
+        if _step_request(a) != _step_request(b):
+            add("request", f"{where} scripted results")
+        if _step_checks(a) != _step_checks(b):
+            add("checks", f"{where} expected calls or checks")
+        if _step_notes(a) != _step_notes(b):
+            add("notes", f"{where} answers, wrong answers or alternates")
+    if old.note != new.note:
+        add("notes", "note")
+    if old.group != new.group:
+        add("checks", f"group {old.group} -> {new.group}")
+    return changes
+
+
+def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
+    """Every change from `old` to `new`, in new's case order (removed cases last), and the bump required."""
+    changes: list[Change] = []
+    if old.name != new.name:
+        changes.append(
+            Change(case="suite", kind="suite", what=f"name {old.name} -> {new.name}", bump="major")
+        )
+    if old.system_prompt != new.system_prompt:
+        changes.append(Change(case="suite", kind="suite", what="system prompt", bump="minor"))
+    if old.counts != new.counts:
+        changes.append(Change(case="suite", kind="suite", what="declared counts", bump="patch"))
+    old_by_id = {case.id: case for case in old.cases}
+    new_ids = {case.id for case in new.cases}
+    for case in new.cases:
+        before = old_by_id.get(case.id)
+        if before is None:
+            changes.append(Change(case=case.id, kind="added", what="case added", bump="minor"))
+        else:
+            changes.extend(_case_changes(old, before, new, case))
+    for case in old.cases:
+        if case.id not in new_ids:
+            changes.append(Change(case=case.id, kind="removed", what="case removed", bump="major"))
+    required = max((change.bump for change in changes), key=BUMP_ORDER.index, default="none")
+    return SuiteDiff(
+        old_version=old.version,
+        new_version=new.version,
+        changes=changes,
+        required=required,
+        actual=version_bump(old.version, new.version),
+    )
+
+
+def bump_problem(diff: SuiteDiff) -> str | None:
+    """One line saying why NEW's version is wrong for the changes, or None when it is right."""
+    if diff.bump_ok:
+        return None
+    return (
+        f"version {diff.new_version} is a {diff.actual} bump from {diff.old_version}, but the changes "
+        f"need a {diff.required} bump ({_reason(diff)})"
+    )
+
+
+def _reason(diff: SuiteDiff) -> str:
+    if diff.required == "none":
+        return "nothing changed"
+    first = next(change for change in diff.changes if change.bump == diff.required)
+    return f"{first.case}: {first.what}"
