@@ -13,6 +13,7 @@ is the model's answer (Groq's `tool_use_failed`, see `wire.tool_use_failed`), wh
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,8 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRY_DELAYS_S = (1.0, 2.0, 4.0)
 COST_HEADER = "x-lobstack-cost-usd"
+MAX_CALL_COST_USD = 1000.0
+"""A cost header above this for one chat completion is not credible and counts as unpriced."""
 DROPPED_PARAMS_HEADER = "x-lobstack-dropped-params"
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -62,7 +65,9 @@ def _cost(response: httpx.Response) -> float | None:
         cost = float(value)
     except ValueError:
         return None
-    return cost if cost == cost and cost >= 0 else None
+    # A price that is not a finite amount a call could cost is no price: `inf` or `1e308` would
+    # overflow every sum and plot built on it.
+    return cost if math.isfinite(cost) and 0 <= cost <= MAX_CALL_COST_USD else None
 
 
 def _dropped(response: httpx.Response) -> list[str]:

@@ -74,7 +74,10 @@ def _esc(value: object, *, multiline: bool = False) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, default=repr)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=repr)
+    except RecursionError:
+        return json.dumps("(nested too deeply to show)")
 
 
 # --- status of a cell ------------------------------------------------------------------------------
@@ -160,7 +163,7 @@ def _pretty_arguments(text: str | None) -> str:
         return "(no arguments)"
     try:
         return json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than it can be shown
         return text
 
 
@@ -452,7 +455,7 @@ def _plot_html(run: RunResult) -> str:
         rate, usd = model.metrics.overall.rate, model.metrics.cost_per_100_cases_usd
         if not model.has_scores or rate is None:
             skipped.append(f"{_esc(model.model)} ({NO_SCORES})")
-        elif usd is None:
+        elif usd is None or not math.isfinite(usd):
             skipped.append(f"{_esc(model.model)} (no cost: a call was unpriced)")
         else:
             plotted.append((model, usd, rate))
@@ -774,6 +777,14 @@ _SCRIPT = """
 """
 
 
+def _suite_changes_html(run: RunResult) -> str:
+    if run.suite_changes is None:
+        return ""
+    from lobrec.reports.suite_changes import render_suite_changes_html
+
+    return render_suite_changes_html(run.suite_changes) + "\n"
+
+
 def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
     title = f"{run.suite.name} {run.suite.version}"
@@ -818,6 +829,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
             _groups_html(run),
             "\n",
             rerecord_html,
+            _suite_changes_html(run),
             _matrix_html(run, suite),
             f"\n<footer>Made by lobrec {_esc(__version__)} · results format {run.results_format} · "
             "this file loads nothing from the network</footer>\n",
