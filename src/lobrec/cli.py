@@ -308,16 +308,26 @@ def rescore(
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
     ),
+    against: Path | None = typer.Option(
+        None,
+        "--against",
+        help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
+    ),
 ) -> None:
     """Re-judge recorded cassettes offline: no key, no network."""
     from lobrec.errors import LobrecError
     from lobrec.replay import rescore as rescore_run
+    from lobrec.replay import rescore_against
     from lobrec.reports.progress import RunProgress
 
     try:
         suite = _load_runnable_suite(suite_path)
+        old = _load_runnable_suite(against) if against is not None else None
         with RunProgress("rescoring", total=None) as progress:
-            outcome = _run_async(rescore_run(suite, cassettes_dir, progress))
+            if old is None:
+                outcome = _run_async(rescore_run(suite, cassettes_dir, progress))
+            else:
+                outcome = _run_async(rescore_against(suite, old, cassettes_dir, progress))
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except Interrupted:

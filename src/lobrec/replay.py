@@ -174,6 +174,25 @@ async def rescore(
     return await rescore_directories(suite, model_directories(root), progress, concurrency)
 
 
+async def rescore_against(
+    suite: Suite, old: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8
+) -> RescoreOutcome:
+    """Re-judge under `suite` and under `old`; the run is `suite`'s with a `suite_changes` section.
+
+    Within a major version the cassettes serve both: a minor bump changes checks, not requests.
+    """
+    import msgspec
+
+    from lobrec.core.suitechanges import suite_changes
+    from lobrec.core.suitediff import diff_suites
+
+    outcome = await rescore(suite, root, progress, concurrency)
+    before = await rescore(old, root, None, concurrency)
+    changes = suite_changes(diff_suites(old, suite), before.run, outcome.run)
+    outcome.run = msgspec.structs.replace(outcome.run, suite_changes=changes)
+    return outcome
+
+
 async def rescore_directories(
     suite: Suite, directories: list[Path], progress: Progress | None = None, concurrency: int = 8
 ) -> RescoreOutcome:

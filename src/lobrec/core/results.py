@@ -143,10 +143,43 @@ class ModelResult(Record, kw_only=True):
     cases: list[CaseResult]
 
 
+class RateChange(Record, kw_only=True):
+    """One metric under the old suite and the new one; `delta` is new - old (pp for rates)."""
+
+    metric: str
+    old: float | None
+    new: float | None
+    delta: float | None
+
+
+class ModelSuiteChange(Record, kw_only=True):
+    """One model re-judged under both suites: its metric deltas and the cases a check change flipped."""
+
+    model: str
+    deltas: list[RateChange]
+    pass_to_fail: list[str]
+    fail_to_pass: list[str]
+
+
+class SuiteChanges(Record, kw_only=True):
+    """`lobrec rescore --against OLD`: what changed from OLD to this run's suite, and what it did."""
+
+    old: SuiteRef
+    new: SuiteRef
+    required_bump: str
+    added: list[str]
+    removed: list[str]
+    request_changed: list[str]
+    checks_changed: list[str]
+    models: list[ModelSuiteChange]
+
+
 class RunResult(Record, kw_only=True):
     results_format: int = RESULTS_FORMAT
     suite: SuiteRef
     models: list[ModelResult]
+    suite_changes: SuiteChanges | None = None
+    """Only from `rescore --against`; absent from older results files."""
 
 
 _encoder = msgspec.json.Encoder()
@@ -154,8 +187,12 @@ _decoder = msgspec.json.Decoder(RunResult)
 
 
 def encode_results(run: RunResult) -> bytes:
-    """The results file: indented JSON, stable key order, trailing newline."""
-    return msgspec.json.format(_encoder.encode(run), indent=2) + b"\n"
+    """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
+    unless there are some, so a plain run's file is what it was before the section existed."""
+    data = msgspec.to_builtins(run)
+    if data.get("suite_changes") is None:
+        data.pop("suite_changes", None)
+    return msgspec.json.format(_encoder.encode(data), indent=2) + b"\n"
 
 
 def decode_results(data: bytes) -> RunResult:

@@ -87,4 +87,8 @@ def render_markdown(run: RunResult) -> str:
                 found.append("unrecorded: " + ", ".join(md(case) for case in unrecorded))
             lines.append(f"- **{md(model)}**: {'; '.join(found)}")
         parts.append("\n".join(lines))
+    if run.suite_changes is not None:
+        from lobrec.reports.suite_changes import render_suite_changes_markdown
+
+        parts.append(render_suite_changes_markdown(run.suite_changes))
     return "\n\n".join(part for part in parts if part) + "\n"

@@ -148,6 +148,10 @@ def render_leaderboard(run: RunResult, console: Console, *, by_group: bool = Fal
     if again is not None:
         console.print()
         console.print(again)
+    if run.suite_changes is not None:
+        from lobrec.reports.suite_changes import render_suite_changes
+
+        render_suite_changes(run.suite_changes, console)
 
 
 def safe_markup(text: str) -> str:
