@@ -42,12 +42,15 @@ def fake_gateway_command(
     allow_remote: bool = typer.Option(
         False, "--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."
     ),
+    replies: str | None = typer.Option(
+        None, "--replies", help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim."
+    ),
 ) -> None:
     """Serve scripted models on an OpenAI-compatible chat-completions API, for tests and demos.
 
     Prints `fake gateway listening on http://HOST:PORT/v1` once ready; stop it with Ctrl-C or SIGTERM.
     """
-    from lobrec.fakegateway import FakeGateway, is_loopback
+    from lobrec.fakegateway import FakeGateway, is_loopback, load_replies
     from lobrec.suite_file import load_suite
 
     try:
@@ -56,7 +59,10 @@ def fake_gateway_command(
                 f"refusing to listen on {host}, which is not a loopback address; "
                 "pass --allow-remote to serve other machines"
             )
-        gateway = FakeGateway(load_suite(suite), host, port, latency_ms, allow_remote=allow_remote)
+        served = load_replies(replies) if replies is not None else {}
+        gateway = FakeGateway(
+            load_suite(suite), host, port, latency_ms, allow_remote=allow_remote, replies=served
+        )
     except LobrecError as exc:
         typer.echo(f"{type(exc).__name__}: {exc}", err=True)
         raise typer.Exit(_exit_code_bad_input()) from None

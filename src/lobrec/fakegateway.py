@@ -434,6 +434,54 @@ def answer(suite: Suite, request_json: bytes, model: str | None = None) -> FakeR
     return FakeReply(status=200, headers=_ok_headers(model, call, completion), body=_json_bytes(completion))
 
 
+# --- recorded replies -----------------------------------------------------------------------------
+
+RECORDED_PREFIX = "recorded/"
+"""Model `recorded/<stem>` is answered with `<replies dir>/<stem>.json` at every request."""
+
+
+class RecordedReply(msgspec.Struct, kw_only=True):
+    """A reply file: the wire corpus's format (`status`, `headers`, `body`, optional `body_text`)."""
+
+    status: int
+    headers: dict[str, str] = {}
+    body: Any = None
+    body_text: str | None = None
+
+
+def load_replies(folder: str | Path) -> dict[str, FakeReply]:
+    """Every `*.json` reply in `folder`, by model name, to be served verbatim.
+
+    The body is `body_text` byte for byte when present, else `body` as JSON. Of the recorded headers
+    only `content-type` and the gateway's `x-lobstack-*` are kept: lengths and encodings are the
+    fake's own.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise ConfigError(f"--replies {folder}: not a folder")
+    replies: dict[str, FakeReply] = {}
+    for file in sorted(path.glob("*.json")):
+        try:
+            recorded = msgspec.json.decode(file.read_bytes(), type=RecordedReply)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise ConfigError(f"{file}: not a reply file ({exc})") from None
+        body = (
+            recorded.body_text.encode("utf-8")
+            if recorded.body_text is not None
+            else _json_bytes(recorded.body)
+        )
+        headers = {"content-type": "application/json"}
+        headers.update(
+            {
+                name.lower(): value
+                for name, value in recorded.headers.items()
+                if name.lower() == "content-type" or name.lower().startswith("x-lobstack-")
+            }
+        )
+        replies[RECORDED_PREFIX + file.stem] = FakeReply(status=recorded.status, headers=headers, body=body)
+    return replies
+
+
 # --- fault injection ------------------------------------------------------------------------------
 
 Fault = Literal[
@@ -782,6 +830,7 @@ class FakeGateway:
         latency_ms: int = 0,
         *,
         allow_remote: bool = False,
+        replies: dict[str, FakeReply] | None = None,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ConfigError(
@@ -792,6 +841,7 @@ class FakeGateway:
         self.host = host
         self.port = port
         self.latency_ms = latency_ms
+        self.replies = dict(replies or {})
         self._lock = threading.Lock()
         self._book = FaultBook()
         self._log: list[LogEntry] = []
@@ -887,7 +937,7 @@ class FakeGateway:
     def _decide(
         self, model: str, case: str | None, step: int | None, body: bytes
     ) -> tuple[FaultAction | None, FakeReply]:
-        reply = answer(self.suite, body)
+        reply = self.replies.get(model) or answer(self.suite, body)
         with self._lock:
             fault = self._book.take(model, case, step)
             status = planned_status(fault, reply)

@@ -1,0 +1,167 @@
+"""Provider answers that are the model's (Groq's 400 tool_use_failed, Azure's content filter, a call
+without arguments), served verbatim by `lobrec fake-gateway --replies`, judged the same live and
+replayed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from lobrec.core import wire
+from lobrec.core.results import CaseResult, RunResult, encode_results
+from lobrec.core.suite import NoCallStep, Suite
+from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
+from lobrec.gateway import resolve_gateway
+from lobrec.recording import RecordOptions, record
+from lobrec.replay import rescore
+from lobrec.suite_file import load_suite
+
+GROQ_BODY = {
+    "error": {
+        "message": "Tool call validation failed: parameters did not match schema",
+        "type": "invalid_request_error",
+        "code": "tool_use_failed",
+        "failed_generation": '{"name": "read_file", "arguments": {"file": "x"}}',
+    }
+}
+FILTERED_TEXT = (
+    '{"id":"chatcmpl-f","object":"chat.completion","model":"gpt-4o","choices":'
+    '[{"index":0,"finish_reason":"content_filter","content_filter_results":{"hate":{"filtered":true}}}]}'
+)
+REPLIES: dict[str, dict[str, Any]] = {
+    "groq-tool-use-failed": {"status": 400, "headers": {"x-lobstack-cost-usd": "0.0001"}, "body": GROQ_BODY},
+    "azure-content-filter": {
+        "status": 200,
+        "headers": {"Content-Length": "999"},
+        "body": None,
+        "body_text": FILTERED_TEXT,
+    },
+    "openrouter-no-arguments": {
+        "status": 200,
+        "headers": {},
+        "body": {
+            "id": "gen-1",
+            "model": "anthropic/claude-sonnet-4.5",
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "tool_calls",
+                    "message": {
+                        "role": "assistant",
+                        "content": "Looking.",
+                        "tool_calls": [
+                            {"id": "toolu_1", "type": "function", "function": {"name": "read_file"}}
+                        ],
+                    },
+                }
+            ],
+        },
+    },
+}
+MODELS = [f"recorded/{stem}" for stem in REPLIES]
+
+
+@pytest.fixture(scope="module")
+def replies_gateway(small_suite_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("replies")
+    for stem, reply in REPLIES.items():
+        (folder / f"{stem}.json").write_text(json.dumps(reply), encoding="utf-8")
+    process, url = start_fake_gateway_process(small_suite_path, extra_args=["--replies", str(folder)])
+    try:
+        yield url
+    finally:
+        stop_fake_gateway_process(process)
+
+
+def test_a_recorded_reply_is_served_verbatim(replies_gateway: str) -> None:
+    response = httpx.post(
+        f"{replies_gateway}/chat/completions",
+        json={"model": "recorded/azure-content-filter", "messages": [{"role": "user", "content": "hi"}]},
+    )
+    assert response.status_code == 200
+    assert response.content == FILTERED_TEXT.encode()
+    groq = httpx.post(
+        f"{replies_gateway}/chat/completions",
+        json={"model": "recorded/groq-tool-use-failed", "messages": [{"role": "user", "content": "hi"}]},
+    )
+    assert groq.status_code == 400 and groq.json() == GROQ_BODY
+    assert groq.headers["x-lobstack-cost-usd"] == "0.0001"
+
+
+@pytest.fixture(scope="module")
+def runs(
+    replies_gateway: str, small_suite_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Suite, RunResult, RunResult]:
+    suite = load_suite(small_suite_path)
+    cassettes = tmp_path_factory.mktemp("cassettes")
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    options = RecordOptions(models=MODELS, cassettes=cassettes, sleep=no_wait)
+    live = asyncio.run(record(suite, resolve_gateway(replies_gateway, {}), options)).run
+    replayed = asyncio.run(rescore(suite, cassettes)).run
+    return suite, live, replayed
+
+
+def _cases(run: RunResult, model: str) -> dict[str, CaseResult]:
+    return {case.id: case for case in next(m for m in run.models if m.model == model).cases}
+
+
+def test_record_then_rescore_reach_the_same_verdicts(runs: tuple[Suite, RunResult, RunResult]) -> None:
+    _, live, replayed = runs
+    assert encode_results(replayed) == encode_results(live)
+
+
+def test_groq_tool_use_failed_is_scored_as_a_failed_step_with_an_invalid_call(
+    runs: tuple[Suite, RunResult, RunResult],
+) -> None:
+    suite, live, replayed = runs
+    for run in (live, replayed):
+        cases = _cases(run, "recorded/groq-tool-use-failed")
+        assert all(case.status == "scored" for case in cases.values())
+        for case in suite.cases:
+            step = cases[case.id].steps[0]
+            assert not step.passed
+            assert step.calls[0].name == "read_file"
+            assert step.quirks == [wire.QUIRK_REJECTED_BY_PROVIDER]
+            assert cases[case.id].api_calls[-1].status == 400 and cases[case.id].api_calls[-1].judged
+
+
+def test_a_content_filter_is_a_reply_with_no_calls_and_a_visible_reason(
+    runs: tuple[Suite, RunResult, RunResult],
+) -> None:
+    suite, live, replayed = runs
+    for run in (live, replayed):
+        cases = _cases(run, "recorded/azure-content-filter")
+        for case in suite.cases:
+            result = cases[case.id]
+            assert result.status == "scored"
+            step = result.steps[0]
+            assert step.calls == [] and step.quirks == [wire.QUIRK_CONTENT_FILTER]
+            if isinstance(case.steps[0], NoCallStep):
+                assert step.passed
+            else:
+                assert not step.passed and "content filter" in step.mismatches[0].reason
+
+
+def test_a_call_without_arguments_is_read_as_no_arguments_then_schema_validated(
+    runs: tuple[Suite, RunResult, RunResult],
+) -> None:
+    suite, live, _ = runs
+    cases = _cases(live, "recorded/openrouter-no-arguments")
+    offering = [case for case in suite.cases if "read_file" in case.tools]
+    assert offering
+    for case in offering:
+        step = cases[case.id].steps[0]
+        record = step.calls[0]
+        assert record.name == "read_file" and record.offered
+        assert record.quirks == [wire.QUIRK_MISSING_ARGUMENTS] == step.quirks
+        # `{}` lacks the required `path`: validated as usual, so not valid arguments.
+        assert record.schema_valid is False and any("path" in error for error in record.schema_errors)
