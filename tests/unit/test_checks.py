@@ -83,6 +83,12 @@ TABLE: list[tuple[Check, dict[str, Any], str | None]] = [
     (Range(arg="n", min=0, max=1), {"n": "1"}, "n: expected a number, got string"),
     (Range(arg="n", min=0, max=1), {"n": float("nan")}, "n: out of range"),
     (Range(arg="n", min=0, max=1), {}, "n: missing"),
+    # range with optional: left out or null also passes; a given value must still be in bounds
+    (Range(arg="n", min=10, max=50, optional=True), {}, None),
+    (Range(arg="n", min=10, max=50, optional=True), {"n": None}, None),
+    (Range(arg="n", min=10, max=50, optional=True), {"n": 15}, None),
+    (Range(arg="n", min=10, max=50, optional=True), {"n": 5}, "n: out of range"),
+    (Range(arg="n", min=10, max=50, optional=True), {"n": "20"}, "n: expected a number, got string"),
 ]
 
 

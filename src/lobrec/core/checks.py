@@ -41,10 +41,10 @@ def describe(check: Check) -> str:
             return "present"
         case Absent():
             return "absent"
-        case Range(min=low, max=high):
+        case Range(min=low, max=high, optional=optional):
             low_text = "-inf" if low is None else f"{low:g}"
             high_text = "+inf" if high is None else f"{high:g}"
-            return f"a number in [{low_text}, {high_text}]"
+            return f"a number in [{low_text}, {high_text}]" + (", or left out" if optional else "")
         case _:
             assert_never(check)
 
@@ -109,9 +109,9 @@ def _failure(check: Check, got: Any) -> str | None:
             return None if given else "missing"
         case Absent():
             return None if not given else "should be left out"
-        case Range(min=low, max=high):
+        case Range(min=low, max=high, optional=optional):
             if not given:
-                return "missing"
+                return None if optional else "missing"
             if not is_number(got):
                 return f"expected a number, got {json_type(got)}"
             if (low is not None and got < low) or (high is not None and got > high) or got != got:

@@ -95,6 +95,9 @@ class Absent(CheckBase, tag="absent", kw_only=True):
 class Range(CheckBase, tag="range", kw_only=True):
     min: float | None = None
     max: float | None = None
+    optional: bool = False
+    """Also pass when the argument is left out (or null), as `oneOf [..., null]` does: "a limit
+    of at least the default, or none" without listing every allowed number."""
 
 
 Check = Eq | Subset | Regex | OneOf | Contains | Present | Absent | Range
