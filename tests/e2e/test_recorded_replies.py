@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
+from rich.console import Console
 
 from lobrec.core import wire
 from lobrec.core.results import CaseResult, RunResult, encode_results
@@ -20,6 +22,9 @@ from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_pro
 from lobrec.gateway import resolve_gateway
 from lobrec.recording import RecordOptions, record
 from lobrec.replay import rescore
+from lobrec.reports.html import render_html
+from lobrec.reports.markdown import render_markdown
+from lobrec.reports.terminal import render_leaderboard
 from lobrec.suite_file import load_suite
 
 GROQ_BODY = {
@@ -165,3 +170,43 @@ def test_a_call_without_arguments_is_read_as_no_arguments_then_schema_validated(
         assert record.quirks == [wire.QUIRK_MISSING_ARGUMENTS] == step.quirks
         # `{}` lacks the required `path`: validated as usual, so not valid arguments.
         assert record.schema_valid is False and any("path" in error for error in record.schema_errors)
+
+
+def test_every_report_has_a_provider_quirks_line_per_model_that_leaned_on_one(
+    runs: tuple[Suite, RunResult, RunResult],
+) -> None:
+    suite, live, _ = runs
+    cases = len(suite.cases)
+    offering = sum("read_file" in case.tools for case in suite.cases)
+    wanted = {
+        "recorded/groq-tool-use-failed": f"provider quirks: call rejected by the provider ({cases})",
+        "recorded/azure-content-filter": f"provider quirks: content filter ({cases})",
+        "recorded/openrouter-no-arguments": f"provider quirks: missing arguments ({cases})",
+    }
+    assert offering  # read_file is the only tool the recorded call names; every case gets the call
+    console = Console(record=True, width=200)
+    render_leaderboard(live, console)
+    terminal = console.export_text()
+    markdown = render_markdown(live)
+    html = render_html(live, suite)
+    for model, line in wanted.items():
+        assert f"{model}: {line}" in terminal
+        assert line in markdown and line in html
+    assert "provider quirks" not in render_markdown(_without_quirks(live))
+
+
+def _without_quirks(run: RunResult) -> RunResult:
+    """The same run as if every reply were plain: no quirk line at all."""
+    models = []
+    for model in run.models:
+        cases = []
+        for case in model.cases:
+            steps = [
+                msgspec.structs.replace(
+                    step, quirks=[], calls=[msgspec.structs.replace(call, quirks=[]) for call in step.calls]
+                )
+                for step in case.steps
+            ]
+            cases.append(msgspec.structs.replace(case, steps=steps))
+        models.append(msgspec.structs.replace(model, cases=cases))
+    return msgspec.structs.replace(run, models=models)

@@ -64,6 +64,7 @@ from lobrec.reports._format import (
     rate_counts,
     rerecord,
 )
+from lobrec.reports.quirks import quirks_note
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -374,7 +375,7 @@ def _leaderboard_html(run: RunResult) -> str:
         rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
     notes = "".join(
         f"<li><strong>{_esc(model.model)}</strong>: "
-        f"{_esc('; '.join([count_line(model), *model_notes(model)]))}</li>"
+        f"{_esc('; '.join([count_line(model), *model_notes(model), *quirks_note(model)]))}</li>"
         for model in ranked(run)
     )
     return (

@@ -22,6 +22,7 @@ from lobrec.reports._format import (
     ranked,
     rerecord,
 )
+from lobrec.reports.quirks import quirks_note
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
 
@@ -68,7 +69,8 @@ def render_markdown(run: RunResult) -> str:
         leaderboard(run),
         md(KEY),
         "\n".join(
-            f"- **{md(model.model)}**: " + "; ".join([md(count_line(model)), *model_notes(model, md)])
+            f"- **{md(model.model)}**: "
+            + "; ".join([md(count_line(model)), *model_notes(model, md), *map(md, quirks_note(model))])
             for model in models
         ),
         "#### By group",

@@ -30,6 +30,7 @@ from lobrec.reports._format import (
     ranked,
     rerecord,
 )
+from lobrec.reports.quirks import quirks_note
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
 _HEADINGS = {
@@ -107,8 +108,12 @@ def group_table(run: RunResult) -> Table:
 
 
 def notes_text(run: RunResult) -> Text | None:
-    """One line per note on a model (no scores, temperature dropped, who answered)."""
-    lines = [f"{printable(model.model)}: {note}" for model in ranked(run) for note in model_notes(model)]
+    """One line per note on a model (no scores, temperature dropped, who answered, provider quirks)."""
+    lines = [
+        f"{printable(model.model)}: {note}"
+        for model in ranked(run)
+        for note in [*model_notes(model), *quirks_note(model)]
+    ]
     return Text("\n".join(f"• {line}" for line in lines)) if lines else None
 
 
