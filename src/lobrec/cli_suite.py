@@ -2,7 +2,9 @@
 
 `check` is what `make check` and CI run on the published suite; its problem lines go to stdout
 (they are the command's output), one per line, and the exit status is 2 when there is any. `show`
-prints a table of cases or one case in full, for people writing or reviewing cases.
+prints a table of cases or one case in full, for people writing or reviewing cases. `diff` lists
+every change between two suite files with the version bump it needs, and `check --against OLD`
+refuses a version that is not that bump (exit 1, one line on stderr).
 """
 
 from __future__ import annotations

@@ -191,3 +191,11 @@ def test_diff_prints_each_kind_and_the_bump(tmp_path: Path) -> None:
         "bump: version 1.0.1 is a patch bump from 1.0.0, but the changes need a minor bump "
         "(sel-01: steps[0] expected calls or checks)",
     ]
+
+
+def test_the_published_suite_is_the_bump_its_changes_from_1_0_0_need() -> None:
+    """The release gate: red until suite/src/meta.json carries the version the changes require."""
+    kept = ROOT / "suite" / "history" / "1.0.0.json"
+    published = ROOT / "suite" / "suite.json"
+    result = runner.invoke(suite_app, ["check", str(published), "--against", str(kept)])
+    assert "need a" not in result.stderr, result.stderr
