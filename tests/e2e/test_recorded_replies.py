@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from rich.console import Console
 from lobrec.core import wire
 from lobrec.core.results import CaseResult, RunResult, encode_results
 from lobrec.core.suite import NoCallStep, Suite
-from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
+from lobrec.errors import ConfigError
+from lobrec.fakegateway import load_replies, start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.gateway import resolve_gateway
 from lobrec.recording import RecordOptions, record
 from lobrec.replay import rescore
@@ -210,3 +212,48 @@ def _without_quirks(run: RunResult) -> RunResult:
             cases.append(msgspec.structs.replace(case, steps=steps))
         models.append(msgspec.structs.replace(model, cases=cases))
     return msgspec.structs.replace(run, models=models)
+
+
+CORPUS = Path(__file__).parents[2].parent / "shared" / "wire-corpus"
+CORPUS_FILES = ("21-groq.json", "13-azure-openai.json", "15-openrouter.json")
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the wire corpus is not at {CORPUS}")
+def test_the_corpus_groq_and_content_filter_replies_judge_the_same_live_and_replayed(
+    small_suite_path: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "replies"  # a scratch copy for this run only; the corpus stays outside the project
+    folder.mkdir()
+    for name in CORPUS_FILES:
+        shutil.copy(CORPUS / name, folder / name)
+    models = [f"recorded/{Path(name).stem}" for name in CORPUS_FILES]
+    suite = load_suite(small_suite_path)
+    process, url = start_fake_gateway_process(small_suite_path, extra_args=["--replies", str(folder)])
+    try:
+
+        async def no_wait(seconds: float) -> None:
+            return None
+
+        options = RecordOptions(models=models, cassettes=tmp_path / "c", sleep=no_wait)
+        live = asyncio.run(record(suite, resolve_gateway(url, {}), options)).run
+    finally:
+        stop_fake_gateway_process(process)
+    replayed = asyncio.run(rescore(suite, tmp_path / "c")).run
+    assert encode_results(replayed) == encode_results(live)
+    groq = _cases(live, "recorded/21-groq")
+    filtered = _cases(live, "recorded/13-azure-openai")
+    relayed = _cases(live, "recorded/15-openrouter")
+    for case in suite.cases:
+        assert groq[case.id].status == filtered[case.id].status == relayed[case.id].status == "scored"
+        call = groq[case.id].steps[0].calls[0]
+        assert call.name == "get_something_by_name" and not call.offered  # a made-up tool, counted
+        assert filtered[case.id].steps[0].quirks == [wire.QUIRK_CONTENT_FILTER]
+        assert relayed[case.id].steps[0].calls[0].quirks == [wire.QUIRK_MISSING_ARGUMENTS]
+
+
+def test_a_replies_folder_that_is_not_one_or_holds_a_bad_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not a folder"):
+        load_replies(tmp_path / "absent")
+    (tmp_path / "bad.json").write_text('{"body": {}}', encoding="utf-8")
+    with pytest.raises(ConfigError, match="not a reply file"):
+        load_replies(tmp_path)
