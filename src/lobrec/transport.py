@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import json
 import math
 import time
 import zlib
@@ -53,6 +54,7 @@ ERROR_HEADER = "x-lobrec-error"
 NO_RESPONSE_STATUS = 599
 REPLY_TOO_LARGE = "ReplyTooLarge"
 REPLY_NOT_TEXT = "ReplyNotText"
+KEY_IN_REPLY = "KeyInReply"
 TIMED_OUT = "Timeout"
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded).
@@ -245,11 +247,47 @@ def using(cassette: Cassette | ReplayCassette) -> Iterator[Cassette | ReplayCass
         _current.reset(token)
 
 
+def _spellings(secret: bytes) -> list[bytes]:
+    """The key as it may stand in a JSON text: raw, JSON-escaped (`/` as `\\/` too), all `\\u`."""
+    text = secret.decode("utf-8", "replace")
+    escaped = json.dumps(text)[1:-1]
+    every = "".join(f"\\u{ord(char):04x}" for char in text)
+    found = [secret, escaped.encode(), escaped.replace("/", "\\/").encode(), every.encode()]
+    return list(dict.fromkeys(found))
+
+
 def _scrub(data: bytes, secrets: tuple[bytes, ...]) -> bytes:
     for secret in secrets:
         if secret:
-            data = data.replace(secret, b"<redacted>")
+            for spelling in _spellings(secret):
+                data = data.replace(spelling, b"<redacted>")
     return data
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
+def holds_secret(data: bytes, secrets: tuple[bytes, ...]) -> bool:
+    """The key is in these bytes, or in any string of them read as JSON, however it is escaped."""
+    if not secrets:
+        return False
+    if any(spelling in data for secret in secrets for spelling in _spellings(secret)):
+        return True
+    try:
+        parsed = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    texts = [secret.decode("utf-8", "replace") for secret in secrets]
+    return any(text in string for string in _strings(parsed) for text in texts)
 
 
 LOBREC_HEADER_PREFIX = "x-lobrec-"
@@ -274,7 +312,7 @@ def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
 
 def _raise_recorded_failure(error: str, elapsed_ms: float) -> None:
     kind, _, message = error.partition(": ")
-    if kind in (REPLY_TOO_LARGE, REPLY_NOT_TEXT):
+    if kind in (REPLY_TOO_LARGE, REPLY_NOT_TEXT, KEY_IN_REPLY):
         raise GatewayError(message)
     raise TransportFailure(error, elapsed_ms=elapsed_ms)
 
@@ -389,7 +427,15 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             _raise_recorded_failure(error, float(elapsed))
             raise  # unreachable: _raise_recorded_failure always raises
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+        if response.status_code == 200 and holds_secret(content, self.secrets):
+            # Scrubbing an answer would change what the model said, and so the verdict: the case
+            # is errored instead, and nothing of the answer is kept.
+            error = f"{KEY_IN_REPLY}: the gateway's 200 answer contains the API key; it was not recorded"
+            cassette.append(vcr_request, _failure_response(error, elapsed))
+            _raise_recorded_failure(error, float(elapsed))
         content = _scrub(content, self.secrets)
+        if holds_secret(content, self.secrets):  # an error body spelling the key some other way
+            content = b"(the body held the API key and was not recorded)"
         try:
             content.decode("utf-8")
         except UnicodeDecodeError:
@@ -411,7 +457,7 @@ class CassetteTransport(httpx.AsyncBaseTransport):
                 headers.setdefault(name.lower(), []).append(self._clean(value))
         headers[ELAPSED_HEADER] = [elapsed]
         recorded = {
-            "status": {"code": response.status_code, "message": response.reason_phrase},
+            "status": {"code": response.status_code, "message": self._clean(response.reason_phrase)},
             "headers": headers,
             "body": {"string": content},
         }
@@ -422,7 +468,8 @@ class CassetteTransport(httpx.AsyncBaseTransport):
 
     def _clean(self, text: str) -> str:
         for secret in self.secrets:
-            text = text.replace(secret.decode(), "<redacted>")
+            for spelling in _spellings(secret):
+                text = text.replace(spelling.decode(), "<redacted>")
         return text
 
     async def _read_capped(self, response: httpx.Response) -> bytes:

@@ -94,8 +94,12 @@ def test_the_key_is_in_no_file_and_no_output(fake_gateway: Any, tmp_path: Path) 
 def test_a_gateway_echoing_the_key_is_scrubbed(
     raw_server: RawServer, small_suite_path: Path, tmp_path: Path
 ) -> None:
-    """The key comes back in a header, the reply text, the completion id and an error message: all
-    are recorded as `<redacted>`, and the case whose error echoed it is errored with that reason."""
+    """The key comes back in a header, the reply text, the completion id and an error message.
+
+    A 200 answer holding the key is not altered (that would change what the model said): its case
+    is errored with a clear reason and nothing of the answer is kept. An error answer's message and
+    every header are recorded with `<redacted>`.
+    """
     raw_server.script = [echo_key(200), echo_key(401), ok, ok]
     done = record(
         raw_server.url,
@@ -113,15 +117,16 @@ def test_a_gateway_echoing_the_key_is_scrubbed(
     assert leaks(tmp_path, done.stdout, done.stderr) == []
     oracle = tmp_path / "cassettes" / "fixture%2Foracle"
     first = load_cassette_file(oracle / "sel-01.json").interactions[0].response
-    assert first.headers["x-echo-authorization"] == ["Bearer <redacted>"]
-    assert (
-        json.loads(first.body.string)["choices"][0]["message"]["content"] == "your key is Bearer <redacted>"
-    )
+    assert (first.status.code, first.body.string) == (599, "")
+    second = load_cassette_file(oracle / "arg-01.json").interactions[0].response
+    assert second.headers["x-echo-authorization"] == ["Bearer <redacted>"]
     results = json.loads((tmp_path / "results.json").read_bytes())
-    (arg,) = [
-        case
+    reasons = {
+        case["id"]: case["reason"]
         for model in results["models"]
         for case in model["cases"]
-        if case["id"] == "arg-01" and case["status"] == "errored"
-    ]
+        if case["status"] == "errored"
+    }
+    assert reasons["sel-01"] == "step 0: the gateway's 200 answer contains the API key; it was not recorded"
+    arg = {"reason": reasons["arg-01"]}
     assert arg["reason"] == "step 0: the gateway answered 401: bad key Bearer <redacted>"
