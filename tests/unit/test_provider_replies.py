@@ -198,3 +198,31 @@ def test_chain_echo_keeps_the_whole_message_and_ids_agree_with_tool_messages() -
     assert ids == ["call_0", "call_1", "call_z"]
     assert ids == [wire.tool_message(call, "r").tool_call_id for call in reply.calls]
     assert message["tool_calls"][0]["id"] == ""  # the received message is not changed
+
+
+@pytest.mark.parametrize(
+    "arguments_json",
+    ['{"path": "x", "path": "y"}', '{"outer": {"path": "x", "path": "y"}}', '{"list": [{"a": 1, "a": 2}]}'],
+)
+def test_an_object_sent_as_arguments_obeys_the_same_duplicate_key_rule(arguments_json: str) -> None:
+    raw = (
+        '{"model": "m", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, '
+        '"tool_calls": [{"id": "c", "type": "function", "function": {"name": "list_files", "arguments": '
+        + arguments_json
+        + "}}]}}]}"
+    ).encode()
+    call = wire.parse_completion(raw).calls[0]
+    assert call.arguments is None and "appears more than once" in (call.problem or "")
+
+
+def test_duplicate_keys_elsewhere_in_a_body_do_not_matter() -> None:
+    raw = (
+        b'{"model": "a", "model": "m", "choices": [{"index": 0, "message": {"role": "assistant",'
+        b' "content": "hi", "content": "hello"}}]}'
+    )
+    reply = wire.parse_completion(raw)
+    assert reply.content == "hello" and reply.model == "m"
+    assert (
+        json.loads(wire.request_body("m", [wire.assistant_message(reply)], [TOOL]))["messages"][0]["content"]
+        == "hello"
+    )

@@ -93,13 +93,42 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _loads(text: str | bytes, *, unique_keys: bool = False) -> Any:
+class _Repeated(dict[str, Any]):
+    """An object of a reply body that spelled a key twice (the last value kept, as Python does):
+    marked so that arguments sent as an object obey the same duplicate-key rule as a string."""
+
+    duplicate: str
+
+
+def _marking_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    try:
+        return _no_duplicates(pairs)
+    except DuplicateKey:
+        seen: set[str] = set()
+        marked = _Repeated(pairs)
+        marked.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return marked
+
+
+def _repeated_key(value: Any) -> str | None:
+    """The first key spelled twice anywhere inside a parsed value, or None."""
+    if isinstance(value, _Repeated):
+        return value.duplicate
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for item in items:
+        found = _repeated_key(item)
+        if found is not None:
+            return found
+    return None
+
+
+def _loads(text: str | bytes, *, unique_keys: bool = False, mark_duplicates: bool = False) -> Any:
     """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not.
 
     JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
     can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
     """
-    hook = _no_duplicates if unique_keys else None
+    hook = _no_duplicates if unique_keys else _marking_duplicates if mark_duplicates else None
     data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
     probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
     if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
@@ -112,6 +141,12 @@ def _without_surrogates(value: Any) -> Any:
         return _SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [_without_surrogates(item) for item in value]
+    if isinstance(value, _Repeated):
+        cleaned = _Repeated(
+            (_without_surrogates(key), _without_surrogates(item)) for key, item in value.items()
+        )
+        cleaned.duplicate = _without_surrogates(value.duplicate)
+        return cleaned
     if isinstance(value, dict):
         return {_without_surrogates(key): _without_surrogates(item) for key, item in value.items()}
     return value
@@ -128,6 +163,13 @@ def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None
     if text is None or text == "":
         return {}, None, [QUIRK_MISSING_ARGUMENTS]
     if isinstance(text, dict):
+        repeated = _repeated_key(text)
+        if repeated is not None:
+            return (
+                None,
+                f"arguments of {label} are not a JSON object: the key {repeated!r} appears more than once",
+                [],
+            )
         return text, None, [QUIRK_ARGUMENTS_OBJECT]
     if not isinstance(text, str):
         return None, f"arguments of {label} are {type(text).__name__}, not a string or an object", []
@@ -193,7 +235,7 @@ def _text(message: dict[str, Any]) -> str | None:
 def parse_completion(body: bytes) -> Reply:
     """Read a 200 body as a chat completion; raise GatewayError when it is not one."""
     try:
-        data = _loads(body)
+        data = _loads(body, mark_duplicates=True)
     except (ValueError, RecursionError):
         raise GatewayError(f"the gateway's 200 body is not JSON ({len(body)} bytes)") from None
     if not isinstance(data, dict):
