@@ -226,3 +226,21 @@ def test_duplicate_keys_elsewhere_in_a_body_do_not_matter() -> None:
         json.loads(wire.request_body("m", [wire.assistant_message(reply)], [TOOL]))["messages"][0]["content"]
         == "hello"
     )
+
+
+def _groq(generation: str) -> bytes:
+    return json.dumps(
+        {"error": {"message": "m", "code": "tool_use_failed", "failed_generation": generation}}
+    ).encode()
+
+
+def test_groq_failed_generation_with_several_calls_or_plain_text() -> None:
+    several = wire.parse_tool_use_failed(
+        _groq('[{"name": "list_files", "arguments": {}}, {"name": "read_file", "arguments": {"p": 1}}]')
+    )
+    assert [call.name for call in several.calls] == ["list_files", "read_file"]
+    assert all(call.arguments is None for call in several.calls)
+    text = wire.parse_tool_use_failed(_groq("<function=list_files>{}</function>"))
+    assert [call.name for call in text.calls] == [None]
+    verdict = judge_step(CALL, text, [TOOL], 0)
+    assert not verdict.passed and verdict.calls[0].arguments == "<function=list_files>{}</function>"

@@ -289,7 +289,12 @@ def tool_use_failed(status: int, body: bytes) -> bool:
 
 
 def parse_tool_use_failed(body: bytes) -> Reply:
-    """The model's call a provider refused, as one call that fails with the provider's reason."""
+    """The model's calls a provider refused, each failing with the provider's reason.
+
+    `failed_generation` is the model's output: a JSON object `{name, arguments}` is one call, a
+    list of such objects one call each; anything else (text the provider could not read as a call)
+    is one call with no name.
+    """
     error = _loads(body)["error"]
     generation: str = error["failed_generation"]
     reason = error.get("message") if isinstance(error.get("message"), str) else "tool_use_failed"
@@ -297,18 +302,27 @@ def parse_tool_use_failed(body: bytes) -> Reply:
         parsed: Any = _loads(generation)
     except (ValueError, RecursionError):
         parsed = None
-    name = parsed.get("name") if isinstance(parsed, dict) and isinstance(parsed.get("name"), str) else None
-    call = ObservedCall(
-        index=0,
-        id=None,
-        name=name,
-        arguments_text=generation,
-        arguments=None,
-        problem=f"the provider rejected the call: {reason[:300]}",
-        raw={"function": {"name": name, "arguments": generation}},
-        quirks=[QUIRK_REJECTED_BY_PROVIDER],
-    )
-    return Reply(model=None, content=None, calls=[call], quirks=[QUIRK_REJECTED_BY_PROVIDER])
+    if isinstance(parsed, list) and parsed and all(isinstance(item, dict) for item in parsed):
+        items: list[Any] = parsed
+    else:
+        items = [parsed]
+    calls = []
+    for index, item in enumerate(items):
+        name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else None
+        text = generation if len(items) == 1 else json.dumps(item, ensure_ascii=False)
+        calls.append(
+            ObservedCall(
+                index=index,
+                id=None,
+                name=name,
+                arguments_text=text,
+                arguments=None,
+                problem=f"the provider rejected the call: {reason[:300]}",
+                raw={"function": {"name": name, "arguments": text}},
+                quirks=[QUIRK_REJECTED_BY_PROVIDER],
+            )
+        )
+    return Reply(model=None, content=None, calls=calls, quirks=[QUIRK_REJECTED_BY_PROVIDER])
 
 
 def call_id(call: ObservedCall) -> str:
