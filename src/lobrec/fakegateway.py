@@ -669,7 +669,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(json_reply(body))
         elif path in MODELS_PATHS:
             data = [
-                {"id": name, "object": "model", "created": CREATED, "owned_by": "lobrec"} for name in MODELS
+                {"id": name, "object": "model", "created": CREATED, "owned_by": "lobrec"}
+                for name in [*MODELS, *self.server.gateway.replies]
             ]
             self._send(json_reply(_json_bytes({"object": "list", "data": data})))
         elif path in CHAT_PATHS:

@@ -99,6 +99,8 @@ def test_a_recorded_reply_is_served_verbatim(replies_gateway: str) -> None:
     )
     assert groq.status_code == 400 and groq.json() == GROQ_BODY
     assert groq.headers["x-lobstack-cost-usd"] == "0.0001"
+    listed = {entry["id"] for entry in httpx.get(f"{replies_gateway}/models").json()["data"]}
+    assert set(MODELS) <= listed and "fixture/oracle" in listed
 
 
 @pytest.fixture(scope="module")
