@@ -32,6 +32,7 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
+from lobrec.core.jsonvalue import duplicate_key
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError
 
@@ -225,7 +226,15 @@ def decode_cassette(data: bytes, path: Path) -> CassetteFile:
         raise CassetteError(f"{path}: not valid JSON: {exc}") from None
     if cassette.version != CASSETTE_FORMAT_VERSION:
         raise CassetteError(f"{path}: cassette format version {cassette.version}, expected 1")
+    refuse_ambiguous(data, path)
     return cassette
+
+
+def refuse_ambiguous(data: bytes, path: Path) -> None:
+    """A repeated key would let a first-key reader (another tool) see what lobrec does not."""
+    repeated = duplicate_key(data)
+    if repeated is not None:
+        raise CassetteError(f"{path}: ambiguous JSON: {repeated}")
 
 
 def load_cassette_file(path: Path) -> CassetteFile:
@@ -234,12 +243,15 @@ def load_cassette_file(path: Path) -> CassetteFile:
 
 def load_manifest(directory: Path) -> Manifest:
     path = directory / MANIFEST
+    data = read_capped(path, limit=4 * 1024 * 1024)
     try:
-        return _manifest_decoder.decode(read_capped(path, limit=4 * 1024 * 1024))
+        manifest = _manifest_decoder.decode(data)
     except msgspec.ValidationError as exc:
         raise CassetteError(f"{path}: not a manifest: {exc}") from None
     except msgspec.DecodeError as exc:
         raise CassetteError(f"{path}: not valid JSON: {exc}") from None
+    refuse_ambiguous(data, path)
+    return manifest
 
 
 def save_manifest(directory: Path, manifest: Manifest) -> None:

@@ -45,6 +45,7 @@ from lobrec.cassettes import (
     RecordedResponse,
     encode_pretty,
     read_capped,
+    refuse_ambiguous,
     write_atomic,
 )
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
@@ -154,6 +155,7 @@ class ReplayCassette:
             ]
         except ValueError as exc:  # msgspec's errors are ValueErrors too
             raise _load_error(path, data, exc) from None
+        refuse_ambiguous(data, path)
         return cls(str(path), interactions)
 
     def _find(self, request: PlaybackRequest | VcrRequest) -> int | None:

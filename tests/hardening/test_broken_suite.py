@@ -42,6 +42,11 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
         "not valid JSON: JSON is malformed: invalid character (byte 0)",
     ),
     (
+        "a repeated key",
+        lambda data: data.replace(b"{", b'{"version": "9.9.9", ', 1),
+        "the key 'version' appears twice in one object",
+    ),
+    (
         "wrong type",
         _json(lambda s: s["cases"][0].update(tools="read_file")),
         "Expected `array`, got `str` - at `$.cases[0].tools`",

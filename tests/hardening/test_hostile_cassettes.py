@@ -78,6 +78,23 @@ def _symlink_out(model_dir: Path, tmp: Path) -> Path:
     return path
 
 
+def _text(change: Callable[[bytes], bytes], name: str = f"{TARGET}.json") -> Callable[[Path, Path], Path]:
+    """Change the good file as text (what a JSON round trip cannot write: a repeated key)."""
+
+    def plant(model_dir: Path, tmp: Path) -> Path:
+        path = model_dir / name
+        path.write_bytes(change(path.read_bytes()))
+        return path
+
+    return plant
+
+
+def _first_key(text: bytes, key: bytes, ghost: bytes) -> bytes:
+    """`ghost` as a first spelling of `key`, before the real one (which msgspec would keep)."""
+    at = text.index(b'"' + key + b'":')
+    return text[:at] + b'"' + key + b'": ' + ghost + b", " + text[at:]
+
+
 def _sparse(model_dir: Path, tmp: Path) -> Path:
     path = _cassette(model_dir)
     with path.open("wb") as handle:
@@ -246,6 +263,22 @@ ROWS: list[Hostile] = [
         _manifest(_set("cases", "../../../etc/passwd", value={"fingerprint": "sha256:0"})),
         None,
         "{file}: $.cases['../../../etc/passwd']: not a case id that can name a cassette file",
+    ),
+    Hostile(
+        "repeated interactions key hiding a ghost answer",
+        _text(lambda text: _first_key(text, b"interactions", b"[]")),
+        "{file}: ambiguous JSON: the key 'interactions' appears twice in one object",
+    ),
+    Hostile(
+        "repeated headers key hiding other headers",
+        _text(lambda text: _first_key(text, b"headers", b'{"x-ghost": ["a first-key reader sees this"]}')),
+        "{file}: ambiguous JSON: the key 'headers' appears twice in one object",
+    ),
+    Hostile(
+        "manifest with a repeated cases key",
+        _text(lambda text: _first_key(text, b"cases", b"{}"), name="manifest.json"),
+        "{file}: ambiguous JSON: the key 'cases' appears twice in one object",
+        whole_model=True,
     ),
     Hostile(
         "content-encoding gzip on a decoded body",

@@ -69,3 +69,34 @@ def preview(value: Any, limit: int = 80) -> str:
         text = repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object spelled one key twice: parsers disagree on which value counts."""
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKeyError(f"the key {key!r} appears twice in one object")
+            seen.add(key)
+    return result
+
+
+def duplicate_key(data: bytes | str) -> str | None:
+    """Why `data` is ambiguous JSON (an object with a repeated key), or None.
+
+    A parser that keeps the first value and one that keeps the last (msgspec, Python) would read
+    two different documents, so a file that must mean one thing is refused instead. Text that is
+    not JSON at all is None here: the strict decoder reports that with its own message.
+    """
+    try:
+        json.loads(data, object_pairs_hook=_unique_object)
+    except DuplicateKeyError as exc:
+        return str(exc)
+    except (ValueError, RecursionError):
+        return None
+    return None

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from lobrec.core.jsonvalue import duplicate_key
 from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
@@ -209,7 +210,13 @@ _suite_decoder = msgspec.json.Decoder(Suite)
 
 
 def decode_suite(data: bytes | str, source: str = "suite.json") -> Suite:
-    """Decode a suite file strictly; errors name `source` and the JSON path."""
+    """Decode a suite file strictly; errors name `source` and the JSON path.
+
+    An object with a repeated key is refused: msgspec would keep the last, silently.
+    """
+    repeated = duplicate_key(data)
+    if repeated is not None:
+        raise SuiteError(f"{source}: {repeated}")
     try:
         return _suite_decoder.decode(data)
     except msgspec.ValidationError as exc:
