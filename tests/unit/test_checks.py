@@ -41,6 +41,21 @@ TABLE: list[tuple[Check, dict[str, Any], str | None]] = [
     (Regex(arg="s", pattern="^#?42$"), {"s": "#42"}, None),
     (Regex(arg="s", pattern="^#?42$"), {"s": "#421"}, "s: does not match"),
     (Regex(arg="s", pattern="4"), {"s": 4}, "s: expected a string, got integer"),
+    # regex: the schema's ECMA-262 dialect; `$` is the end, not the place before a final newline
+    (Regex(arg="d", pattern="^2026-10-23T08:30(:00)?Z?$"), {"d": "2026-10-23T08:30"}, None),
+    (Regex(arg="d", pattern="^2026-10-23T08:30(:00)?Z?$"), {"d": "2026-10-23T08:30\n"}, "d: does not match"),
+    (
+        Regex(arg="p", pattern="^src/webapp/migrations/?$"),
+        {"p": "src/webapp/migrations\n"},
+        "p: does not match",
+    ),
+    (Regex(arg="s", pattern="^a\\nb$"), {"s": "a\nb\n"}, "s: does not match"),
+    (Regex(arg="s", pattern="^\\d+$"), {"s": "\u0663"}, "s: does not match"),
+    (Regex(arg="s", pattern="^a.b$"), {"s": "a\rb"}, "s: does not match"),
+    (Regex(arg="s", pattern="^\\s$"), {"s": "\x1c"}, "s: does not match"),
+    (Regex(arg="s", pattern="^\\s$"), {"s": "\ufeff"}, None),
+    (Regex(arg="s", pattern="(?<y>\\d{4})-\\k<y>"), {"s": "2026-2026"}, None),
+    (Regex(arg="s", pattern="(?-i:MAX_RETRIES)"), {"s": "max_retries"}, "s: does not match"),
     (Regex(arg="s", pattern="x"), {}, "s: missing"),
     (
         Regex(arg="s", pattern="(x"),

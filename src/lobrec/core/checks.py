@@ -7,21 +7,21 @@ counts as left out, for every kind.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, assert_never
 
 from lobrec.core.jsonvalue import is_number, json_equal, json_type, preview
 from lobrec.core.results import Mismatch
+from lobrec.core.schema import compile_ecma
 from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 
 _MISSING = object()
 
 
-@functools.lru_cache(maxsize=1024)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """A check's regex: case-insensitive, searched anywhere in the string."""
-    return re.compile(pattern, re.IGNORECASE)
+    """A check's regex: the schema's ECMA-262 dialect (`$` is the end of the string, never before a
+    final newline), case-insensitive, searched anywhere in the string. Raises re.error."""
+    return compile_ecma(pattern, ignore_case=True)
 
 
 def describe(check: Check) -> str:
@@ -92,7 +92,8 @@ def _failure(check: Check, got: Any) -> str | None:
                 return f"expected a string, got {json_type(got)}"
             try:
                 compiled = compile_pattern(pattern)
-            except re.error as exc:  # an unchecked, hand-edited suite; `suite check` rejects it
+            # Only a hand-edited, unchecked suite gets here: `suite check` rejects the pattern.
+            except (re.error, RecursionError, OverflowError) as exc:
                 return f"the check's pattern /{pattern}/ is invalid: {exc}"
             return None if compiled.search(got) else "does not match"
         case OneOf(values=values):

@@ -28,7 +28,7 @@ from typing import Any
 from lobrec.core.jsonvalue import is_integer, is_number, json_equal, json_type, preview
 from lobrec.errors import SchemaError
 
-__all__ = ["MAX_DEPTH", "check_schema", "ecma_to_python", "validate"]
+__all__ = ["MAX_DEPTH", "check_schema", "compile_ecma", "ecma_to_python", "validate"]
 
 MAX_DEPTH = 64
 """How deeply a schema document may nest; bounds recursion at compile and at validation time."""
@@ -206,14 +206,26 @@ def ecma_to_python(pattern: str) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=1024)
+def compile_ecma(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
+    """The one regex dialect lobrec has: an ECMA-262 pattern compiled onto `re` (raises re.error).
+
+    Schema `pattern`s and the argument checks' `regex` both come here, so `$`, `.`, `\\s` and `\\d`
+    mean the same thing in both. `ignore_case` is the checks' case-insensitivity (re.IGNORECASE
+    under re.ASCII: ASCII letters fold, see docs/schema.md).
+    """
+    flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
+    # Python warns (FutureWarning) about spellings like `[+--]` that a later Python may read as
+    # set operations; with warnings as errors that would escape as a non-re.error. Compiling is
+    # cached, so the brief global filter change is cheap.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return re.compile(ecma_to_python(pattern), flags)
+
+
 def _compile_pattern(pattern: str, where: str) -> re.Pattern[str]:
     try:
-        # Python warns (FutureWarning) about spellings like `[+--]` that a later Python may read as
-        # set operations; with warnings as errors that would escape as a non-SchemaError. Compiling
-        # happens once per schema (cached), so the brief global filter change is cheap.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return re.compile(ecma_to_python(pattern), re.ASCII)
+        return compile_ecma(pattern)
     except re.error as exc:
         raise SchemaError(f"invalid 'pattern' at {where}: {exc.msg}: /{pattern}/") from None
     except (RecursionError, OverflowError) as exc:
