@@ -27,7 +27,16 @@ TABLE: list[tuple[Check, dict[str, Any], str | None]] = [
     (Eq(arg="o", value=None), {"o": 0}, "o: should be left out"),
     # subset on objects and arrays
     (Subset(arg="o", value={"a": 1}), {"o": {"a": 1.0, "b": 2}}, None),
-    (Subset(arg="o", value={"a": 1}), {"o": {"b": 2}}, "o: key 'a' is null, expected 1"),
+    (Subset(arg="o", value={"a": 1}), {"o": {"b": 2}}, "o: key 'a' is missing, expected 1"),
+    # a listed null is a value the key must have, not leave to chance
+    (Subset(arg="o", value={"a": None}), {"o": {"a": None, "b": 2}}, None),
+    (Subset(arg="o", value={"a": None}), {"o": {"b": 2}}, "o: key 'a' is missing, expected null"),
+    (
+        Subset(arg="w", value={"name": "Acme Corp", "archived_at": None}),
+        {"w": {"name": "Acme Corp"}},
+        "w: key 'archived_at' is missing, expected null",
+    ),
+    (Subset(arg="o", value={"a": None}), {"o": {"a": 0}}, "o: key 'a' is 0, expected null"),
     (Subset(arg="o", value={"a": 1}), {"o": [1]}, "o: expected an object, got array"),
     (Subset(arg="l", value=["x", "y"]), {"l": ["y", "z", "x"]}, None),
     (Subset(arg="l", value=["x", "x"]), {"l": ["x", "y"]}, "l: does not include every listed item"),

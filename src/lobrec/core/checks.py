@@ -78,9 +78,12 @@ def _failure(check: Check, got: Any) -> str | None:
             if isinstance(value, dict):
                 if not isinstance(got, dict):
                     return f"expected an object, got {json_type(got)}"
+                # A listed key must be there: `got.get` would let a missing key stand in for null.
                 for key, wanted in value.items():
-                    if not json_equal(got.get(key), wanted):
-                        return f"key {key!r} is {preview(got.get(key))}, expected {preview(wanted)}"
+                    if key not in got:
+                        return f"key {key!r} is missing, expected {preview(wanted)}"
+                    if not json_equal(got[key], wanted):
+                        return f"key {key!r} is {preview(got[key])}, expected {preview(wanted)}"
                 return None
             if not isinstance(got, list):
                 return f"expected an array, got {json_type(got)}"
