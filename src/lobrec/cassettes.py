@@ -196,24 +196,37 @@ def writer_lock(directory: Path) -> Iterator[None]:
     """Hold the model directory for one writer: a second `lobrec record` on it gets a one-line error.
 
     Two writers would each save the manifest they hold, and the last one would drop the other's
-    cases (recorded, then "not listed" and stale). The lock is an flock, released by the kernel when
-    the process ends however it ends, so a killed run never leaves the directory locked.
+    cases (recorded, then "not listed" and stale). The lock is an flock on `.lock`, released by the
+    kernel when the process ends however it ends, so a killed run never leaves the directory
+    locked; a run that ends normally also removes the file, so nothing is left to commit.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
+    path = directory / LOCK
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
             raise CassetteError(
                 f"{directory}: another lobrec record (pid {holder}) is writing this model's cassettes; "
                 "wait for it to finish, or record other models"
             ) from None
+        try:
+            current = os.stat(path)
+        except FileNotFoundError:
+            current = None
+        if current is not None and current.st_ino == os.fstat(fd).st_ino:
+            break
+        os.close(fd)  # the holder removed the file as we opened it: lock the one there now
+    try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # still holding the lock, so no other writer holds this file
         os.close(fd)
 
 

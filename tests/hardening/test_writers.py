@@ -47,9 +47,11 @@ def test_a_second_writer_of_a_model_directory_gets_a_one_line_error_naming_the_h
         assert sorted(p.name for p in directory.iterdir()) == [LOCK]  # nothing else was written
     finally:
         holder.communicate("\n", timeout=10)
-    # Released when the holder ends: the next writer gets the directory.
+    # Released when the holder ends, and the file removed: the next writer gets the directory.
+    assert not (directory / LOCK).exists()
     with writer_lock(directory):
         assert (directory / LOCK).read_text() == f"{os.getpid()}\n"
+    assert not (directory / LOCK).exists()
 
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002], ids=["022", "077", "002"])
