@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import msgspec
 import pytest
 
 from lobrec.core.metrics import compute_metrics, model_result, rate, wilson_interval
@@ -305,6 +306,8 @@ def test_dash_when_nothing_applies() -> None:
         no_call_needed=DASH,
         latency_p50_ms=250.0,
         cost_per_100_cases_usd=0.1,
+        latency_p50_judged_ms=250.0,
+        unpriced_calls=[],
     )
 
 
@@ -395,7 +398,12 @@ def test_unscored_cases_are_ignored_by_every_rate(status: CaseStatus) -> None:
         result(case.id, [verdict(0, False, calls=[bad])], status=status, api_calls=[api(900.0, cost_usd=0.0)])
         for case in SUITE.cases
     ]
-    assert compute_metrics(SUITE, scored + unscored) == compute_metrics(SUITE, scored)
+    with_unscored, alone = compute_metrics(SUITE, scored + unscored), compute_metrics(SUITE, scored)
+    if status == "errored":
+        # The page's latency is every API call of the run: an errored case's calls are in it.
+        assert with_unscored.latency_p50_ms == 900.0
+        with_unscored = msgspec.structs.replace(with_unscored, latency_p50_ms=alone.latency_p50_ms)
+    assert with_unscored == alone
 
 
 def test_all_errored_model_has_no_scores() -> None:
@@ -422,53 +430,101 @@ def test_scored_case_missing_from_the_suite_is_a_caller_error() -> None:
     assert str(info.value) == "scored case 'gone' is not in suite mini 1.0.0"
 
 
-# --- latency -------------------------------------------------------------------------------------
+# --- latency ---------------------------------------------------------------------------------------
+
+
+def no_answer(latency_ms: float, *, step: int = 0, attempt: int = 0, error: str = "Timeout: ...") -> ApiCall:
+    """A transport failure as the runner records it: no status, the error, the time it took."""
+    return ApiCall(step=step, attempt=attempt, status=None, error=error, latency_ms=latency_ms)
+
+
+# (name, cases, the page's p50 (every timed call), the judged p50 (judged attempts of scored cases))
+LATENCY_ROWS: list[tuple[str, list[CaseResult], float | None, float | None]] = [
+    ("no scored case", [], None, None),
+    ("scored case without API calls", [result("sel", [verdict(0, True)])], None, None),
+    ("one judged call", [result("sel", api_calls=[api(123.44)])], 123.4, 123.4),
+    (
+        # The issue's probe: 10 ms (429, retried), 1,000 ms, 5 ms (500, errored case), 900 ms.
+        "the probe: retries and errored cases are API calls of the run",
+        [
+            result(
+                "sel",
+                api_calls=[api(10.0, status=429, cost_usd=None, judged=False), api(1000.0, attempt=1)],
+            ),
+            result("par", status="errored", api_calls=[api(5.0, status=500, cost_usd=None)]),
+            result("nocall", api_calls=[api(900.0)]),
+        ],
+        455.0,
+        950.0,
+    ),
+    (
+        "a time-out and an instant refused connection were timed: both count",
+        [
+            result(
+                "sel",
+                api_calls=[
+                    no_answer(120000.0, attempt=0),
+                    no_answer(0.4, attempt=1, error="ConnectError: [Errno 111] Connection refused"),
+                    api(300.0, attempt=2),
+                ],
+            )
+        ],
+        300.0,
+        300.0,
+    ),
+    (
+        "a reply lobrec refused itself (too large) was not timed: latency 0 is left out",
+        [
+            result(
+                "sel",
+                api_calls=[api(300.0)],
+            ),
+            result("par", status="errored", api_calls=[no_answer(0.0, error="the reply is over the cap")]),
+        ],
+        300.0,
+        300.0,
+    ),
+    (
+        "median of an even count is the mean of the middle two",
+        [
+            result("chain", api_calls=[api(100.0, step=0), api(200.0, step=1)]),
+            result("sel", api_calls=[api(400.0)]),
+            result("par", api_calls=[api(1000.0)]),
+        ],
+        300.0,
+        300.0,
+    ),
+    (
+        "stale and unrecorded cases are not calls of this run",
+        [
+            result("sel", api_calls=[api(100.0)]),
+            result("par", status="stale", api_calls=[api(9000.0)]),
+            result("nocall", status="unrecorded", api_calls=[api(9000.0)]),
+        ],
+        100.0,
+        100.0,
+    ),
+    (
+        "an all-errored model has no latency (no scores)",
+        [result("sel", status="errored", api_calls=[api(100.0)])],
+        None,
+        None,
+    ),
+    (
+        "rounded to 0.1 ms",
+        [result("sel", api_calls=[api(10.04)]), result("par", api_calls=[api(10.1)])],
+        10.1,
+        10.1,
+    ),
+]
 
 
 @pytest.mark.parametrize(
-    ("name", "cases", "expected"),
-    [
-        ("no scored case", [], None),
-        ("scored case without API calls", [result("sel", [verdict(0, True)])], None),
-        ("one judged call", [result("sel", api_calls=[api(123.44)])], 123.4),
-        (
-            # The retried attempts (429, time-out) are recorded but only the judged one counts.
-            "retried attempts excluded, judged one included",
-            [
-                result(
-                    "sel",
-                    api_calls=[
-                        api(5000.0, status=429, cost_usd=None, judged=False, attempt=0),
-                        api(120000.0, status=None, cost_usd=None, judged=False, attempt=1),
-                        api(300.0, attempt=2),
-                    ],
-                )
-            ],
-            300.0,
-        ),
-        (
-            "median of an even count is the mean of the middle two",
-            [
-                result("chain", api_calls=[api(100.0, step=0), api(200.0, step=1)]),
-                result("sel", api_calls=[api(400.0)]),
-                result("par", api_calls=[api(1000.0)]),
-            ],
-            300.0,
-        ),
-        (
-            "errored cases' judged attempts excluded",
-            [result("sel", api_calls=[api(100.0)]), result("par", status="errored", api_calls=[api(9000.0)])],
-            100.0,
-        ),
-        (
-            "rounded to 0.1 ms",
-            [result("sel", api_calls=[api(10.04)]), result("par", api_calls=[api(10.1)])],
-            10.1,
-        ),
-    ],
+    ("name", "cases", "page", "judged"), LATENCY_ROWS, ids=[row[0] for row in LATENCY_ROWS]
 )
-def test_latency_p50(name: str, cases: list[CaseResult], expected: float | None) -> None:
-    assert compute_metrics(SUITE, cases).latency_p50_ms == expected
+def test_latency_p50(name: str, cases: list[CaseResult], page: float | None, judged: float | None) -> None:
+    metrics = compute_metrics(SUITE, cases)
+    assert (metrics.latency_p50_ms, metrics.latency_p50_judged_ms) == (page, judged)
 
 
 # --- cost ----------------------------------------------------------------------------------------
@@ -525,6 +581,39 @@ def test_latency_p50(name: str, cases: list[CaseResult], expected: float | None)
             0.1,
         ),
         (
+            "a priced 429 or 5xx answer is summed: the page sums every call",
+            [
+                result(
+                    "sel",
+                    api_calls=[
+                        api(status=429, cost_usd=0.002, judged=False, attempt=0),
+                        api(cost_usd=0.001, attempt=1),
+                    ],
+                ),
+                result("par", status="errored", api_calls=[api(status=500, cost_usd=0.004)]),
+            ],
+            0.7,
+        ),
+        (
+            "an unpriced 400 (the model's tool_use_failed answer) is free, it does not hide the figure",
+            [result("sel", api_calls=[api(status=400, cost_usd=None), api(cost_usd=0.001, step=1)])],
+            0.1,
+        ),
+        (
+            "lobrec's no-answer record (599 with an error) is never unpriced; a gateway's own 599 is free",
+            [
+                result(
+                    "sel",
+                    api_calls=[
+                        ApiCall(step=0, attempt=0, status=599, error="Timeout: ...", latency_ms=5.0),
+                        api(status=599, cost_usd=None, judged=False, attempt=1),
+                        api(cost_usd=0.001, attempt=2),
+                    ],
+                )
+            ],
+            0.1,
+        ),
+        (
             "stale and unrecorded cases are not in the sum",
             [
                 result("sel", api_calls=[api(cost_usd=0.001)]),
@@ -551,6 +640,31 @@ def test_latency_p50(name: str, cases: list[CaseResult], expected: float | None)
 )
 def test_cost_per_100_cases(name: str, cases: list[CaseResult], expected: float | None) -> None:
     assert compute_metrics(SUITE, cases).cost_per_100_cases_usd == expected
+
+
+def test_unpriced_calls_name_each_unpriced_200() -> None:
+    cases = [
+        result(
+            "sel", api_calls=[api(status=429, cost_usd=None, judged=False), api(cost_usd=None, attempt=1)]
+        ),
+        result("par", status="errored", api_calls=[api(cost_usd=0.001), api(cost_usd=None, step=1)]),
+        result("nocall", api_calls=[api(cost_usd=0.001), no_answer(3.0, attempt=1)]),
+        result("chain", status="stale", api_calls=[api(cost_usd=None)]),
+    ]
+    metrics = compute_metrics(SUITE, cases)
+    assert metrics.unpriced_calls == ["sel step 0 attempt 1", "par step 1 attempt 0"]
+    assert metrics.cost_per_100_cases_usd is None
+    priced = compute_metrics(SUITE, [result("sel", api_calls=[api(cost_usd=0.001)])])
+    assert (priced.unpriced_calls, priced.cost_per_100_cases_usd) == ([], 0.1)
+
+
+def test_old_results_files_decode_without_the_new_metrics_fields() -> None:
+    metrics = compute_metrics(SUITE, [result("sel", [verdict(0, True)], api_calls=[api(250.0)])])
+    data = msgspec.to_builtins(metrics)
+    del data["latency_p50_judged_ms"], data["unpriced_calls"]
+    old = msgspec.convert(data, Metrics)
+    assert (old.latency_p50_judged_ms, old.unpriced_calls) == (None, [])
+    assert list(msgspec.to_builtins(metrics))[-2:] == ["latency_p50_judged_ms", "unpriced_calls"]
 
 
 # --- the model's entry ---------------------------------------------------------------------------
@@ -596,7 +710,9 @@ def test_model_result_orders_cases_groups_and_answerers() -> None:
     assert list(model.groups) == ["selection", "no_call", "parallel", "chains"]
     assert list(model.answered_by) == ["acme/a", "zeta/z"]
     assert model.metrics.overall == rate(2, 2)
-    assert model.metrics.latency_p50_ms == 20.0
+    # every timed call (10, 20, 999 retried, 30, 40 errored) by the page; the judged ones of scored cases
+    assert model.metrics.latency_p50_ms == 30.0
+    assert model.metrics.latency_p50_judged_ms == 20.0
     assert model.metrics.cost_per_100_cases_usd == 0.15
     assert model.groups["parallel"].overall == DASH
 

@@ -120,10 +120,12 @@ LEADERBOARD_120 = """\
 Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases  Scored  Errored  Stale
 ───────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
 auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —   11/12        0      1
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   984 ms     $0.13   10/12        1      1
+openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13   10/12        1      1
 acme/tool-llm-7b        —      —       —        —       —         —        —        —         —    0/12       12      0
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 • auto: answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
+• auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt 0, arg-line-range
+step 0 attempt 0 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
 
@@ -153,13 +155,15 @@ LEADERBOARD_100 = """\
 Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases
 ───────────────────────────────────────────────────────────────────────────────────────────────
 auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   984 ms     $0.13
+openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13
 acme/tool-llm-7b        —      —       —        —       —         —        —        —         —
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
 • auto: answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
+• auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt
+0, arg-line-range step 0 attempt 0 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
 
@@ -251,7 +255,7 @@ A score is comparable only to another score on the same suite version.
 p50 latency | Cost/100 cases | Scored | Errored | Stale |
 | :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 | auto | 72.7% | 77.8% | 100.0% | 7.1% | 100.0% | 50.0% | 50.0% | 731 ms | — | 11/12 | 0 | 1 |
-| openai/o4-mini | 70.0% | 87.5% | 90.9% | 0.0% | 50.0% | 100.0% | 100.0% | 984 ms | \\$0.13 | 10/12 | 1 | 1 |
+| openai/o4-mini | 70.0% | 87.5% | 90.9% | 0.0% | 50.0% | 100.0% | 100.0% | 1.01 s | \\$0.13 | 10/12 | 1 | 1 |
 | acme/tool-llm-7b | — | — | — | — | — | — | — | — | — | 0/12 | 12 | 0 |
 
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
@@ -395,7 +399,7 @@ def test_html_title_and_leaderboard_rows(page: str) -> None:
         '<td class="num" title="1/2, 95% interval 9.5–90.5%">50.0%</td>'
         '<td class="num" title="1/1, 95% interval 20.7–100.0%">100.0%</td>'
         '<td class="num" title="2/2, 95% interval 34.2–100.0%">100.0%</td>'
-        '<td class="num">984 ms</td><td class="num">$0.13</td><td class="num">10/12</td>'
+        '<td class="num">1.01 s</td><td class="num">$0.13</td><td class="num">10/12</td>'
         '<td class="num">1</td><td class="num">1</td></tr>'
     ) in page
     assert (
@@ -568,7 +572,7 @@ Made-up tool ↓    0.0%    7.1%   +7.1 pp  worse
 Chains           50.0%  100.0%  +50.0 pp  better
 Parallel        100.0%   50.0%  -50.0 pp  worse
 No call needed  100.0%   50.0%  -50.0 pp  worse
-p50 latency     984 ms  731 ms   -254 ms  better
+p50 latency     1.01 s  731 ms   -280 ms  better
 Cost/100 cases   $0.13       —         —
 Exact McNemar test: no significant difference at 5% (p=1).
 Discordant: b = 3 (A passed, B failed), c = 3 (A failed, B passed).

@@ -29,6 +29,9 @@ from lobrec.core.results import (
 )
 from lobrec.core.suite import GROUPS, CallStep, Case, NoCallStep, Suite
 
+NO_RESPONSE_STATUS = 599
+"""lobrec's pseudo-status for an attempt that got no answer (`transport.NO_RESPONSE_STATUS`)."""
+
 Z95 = 1.959963984540054
 """The two-sided 95% normal quantile."""
 
@@ -173,33 +176,75 @@ def _call_rate(calls: list[CallRecord], rule: Callable[[CallRecord], bool | None
     return rate(sum(outcomes), len(outcomes))
 
 
-def _latency_p50(scored: list[CaseResult]) -> float | None:
-    """Median wall time of judged attempts; retried attempts are recorded but not counted."""
-    latencies = [call.latency_ms for case in scored for call in case.api_calls if call.judged]
+def _answered(call: ApiCall) -> bool:
+    """The gateway answered: not a transport failure (no status, or lobrec's no-response 599)."""
+    return call.status is not None and not (call.status == NO_RESPONSE_STATUS and call.error is not None)
+
+
+def _timed(call: ApiCall) -> bool:
+    """The runner measured this attempt's wall time: an answer, or a transport failure (a time-out,
+    a refused or reset connection). A reply lobrec itself refused (too large, not text, holding the
+    key) is recorded with no status, no measure and latency 0: it is not timed."""
+    return _answered(call) or call.latency_ms > 0
+
+
+def _median(latencies: list[float]) -> float | None:
     if not latencies:
         return None
     return round(statistics.median(latencies), LATENCY_DECIMALS)
 
 
-def _cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
-    """What the run cost per 100 scored cases; hidden when any answered call was unpriced.
-
-    Only 200 answers cost anything (429, 5xx and transport failures are free), and errored cases
-    were paid for too, so they are in the sum though not in the divisor.
-    """
+def _latency_p50(cases: list[CaseResult], scored_count: int) -> float | None:
+    """The methodology's p50: every timed API call of the run, retries and errored cases included;
+    a dash, like every other figure, when no case was scored."""
     if scored_count == 0:
         return None
-    priced: list[ApiCall] = [
-        call
+    return _median(
+        [
+            call.latency_ms
+            for case in cases
+            if case.status in ("scored", "errored")
+            for call in case.api_calls
+            if _timed(call)
+        ]
+    )
+
+
+def _latency_p50_judged(scored: list[CaseResult]) -> float | None:
+    """Median wall time of judged attempts of scored cases: the answers the scores are made of."""
+    return _median([call.latency_ms for case in scored for call in case.api_calls if call.judged])
+
+
+def _paid(cases: list[CaseResult]) -> list[tuple[CaseResult, ApiCall]]:
+    """The answered calls of scored and errored cases (errored cases were paid for too)."""
+    return [
+        (case, call)
         for case in cases
         if case.status in ("scored", "errored")
         for call in case.api_calls
-        if call.status == 200
+        if _answered(call)
     ]
-    costs = [call.cost_usd for call in priced]
-    if any(cost is None for cost in costs):
+
+
+def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
+    """200 answers without a price. The gateway prices every 200; a 429, 5xx or other error answer
+    is free unless it carries a price, and a transport failure has no answer to price. Empty when
+    no case was scored: the cost is then a dash for that reason alone."""
+    if scored_count == 0:
+        return []
+    return [
+        f"{case.id} step {call.step} attempt {call.attempt}"
+        for case, call in _paid(cases)
+        if call.status == 200 and call.cost_usd is None
+    ]
+
+
+def _cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
+    """What the run cost per 100 scored cases: every priced answer, any status, errored cases
+    included (not in the divisor); hidden when any 200 answer was unpriced."""
+    if scored_count == 0 or _unpriced_calls(cases, scored_count):
         return None
-    total = math.fsum(cost for cost in costs if cost is not None)
+    total = math.fsum(call.cost_usd for _, call in _paid(cases) if call.cost_usd is not None)
     return round(total / scored_count * 100, COST_DECIMALS)
 
 
@@ -220,8 +265,10 @@ def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
         chains=_case_rate(scored, _chains),
         parallel=_case_rate(scored, _parallel),
         no_call_needed=_case_rate(scored, _no_call_needed),
-        latency_p50_ms=_latency_p50(scored_results),
+        latency_p50_ms=_latency_p50(ordered, len(scored_results)),
         cost_per_100_cases_usd=_cost_per_100(ordered, len(scored_results)),
+        latency_p50_judged_ms=_latency_p50_judged(scored_results),
+        unpriced_calls=_unpriced_calls(ordered, len(scored_results)),
     )
 
 

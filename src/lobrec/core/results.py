@@ -113,7 +113,12 @@ class Metrics(Record, kw_only=True):
     parallel: Rate
     no_call_needed: Rate
     latency_p50_ms: float | None
+    """The methodology's figure: median wall time of every timed attempt (retries, errored cases)."""
     cost_per_100_cases_usd: float | None
+    latency_p50_judged_ms: float | None = None
+    """The median of the judged attempts of scored cases only (the figure before suite 1.1.0)."""
+    unpriced_calls: list[str] = []
+    """The 200 answers without a price ("case-id step N attempt M"); any one hides the cost."""
 
 
 class Counts(Record, kw_only=True):

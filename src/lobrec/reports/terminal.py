@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.results import RunResult
+from lobrec.core.results import ModelResult, RunResult
 from lobrec.reports._format import (
     KEY,
     LEADERBOARD,
@@ -107,12 +107,27 @@ def group_table(run: RunResult) -> Table:
     return table
 
 
+UNPRICED_SHOWN = 3
+"""How many unpriced calls the cost note names before it says how many more there are."""
+
+
+def unpriced_note(model: ModelResult) -> list[str]:
+    """Why the cost is a dash, when it is for unpriced answers: the calls, by case, step and attempt."""
+    calls = model.metrics.unpriced_calls
+    if model.metrics.cost_per_100_cases_usd is not None or not calls:
+        return []
+    named = ", ".join(map(printable, calls[:UNPRICED_SHOWN]))
+    more = f" and {len(calls) - UNPRICED_SHOWN} more" if len(calls) > UNPRICED_SHOWN else ""
+    return [f"cost not shown: {len(calls)} unpriced {'call' if len(calls) == 1 else 'calls'} ({named}{more})"]
+
+
 def notes_text(run: RunResult) -> Text | None:
-    """One line per note on a model (no scores, temperature dropped, who answered, provider quirks)."""
+    """One line per note on a model (no scores, temperature dropped, who answered, provider quirks,
+    the unpriced calls that hide the cost)."""
     lines = [
         f"{printable(model.model)}: {note}"
         for model in ranked(run)
-        for note in [*model_notes(model), *quirks_note(model)]
+        for note in [*model_notes(model), *quirks_note(model), *unpriced_note(model)]
     ]
     return Text("\n".join(f"• {line}" for line in lines)) if lines else None
 
