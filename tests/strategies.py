@@ -127,7 +127,8 @@ def schemas(draw: st.DrawFn, depth: int = 2) -> dict[str, Any] | bool:
     if _chance(draw, 12):
         schema["const"] = draw(small_json_values)
     if _chance(draw, 15):
-        schema["enum"] = draw(st.lists(small_json_values, min_size=1, max_size=4))
+        # an empty enum now and then: a legal schema no instance satisfies
+        schema["enum"] = draw(st.lists(small_json_values, min_size=0, max_size=4))
     for keyword in ("minimum", "maximum"):
         if _chance(draw, 25):
             schema[keyword] = draw(_bounds)
@@ -201,7 +202,7 @@ def instances_for(draw: st.DrawFn, schema: dict[str, Any] | bool, depth: int = 3
         return draw(
             st.sampled_from([schema["const"], _json_twin(schema["const"]), _python_twin(schema["const"])])
         )
-    if "enum" in schema and _chance(draw, 60):
+    if schema.get("enum") and _chance(draw, 60):
         option = draw(st.sampled_from(schema["enum"]))
         return draw(st.sampled_from([option, _json_twin(option), _python_twin(option)]))
     declared = schema.get("type", list(TYPE_NAMES))

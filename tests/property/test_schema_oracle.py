@@ -25,6 +25,16 @@ def test_verdict_equals_jsonschema(pair: tuple[dict[str, Any] | bool, Any]) -> N
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.just({"enum": []}) | schemas().map(lambda s: {"properties": {"a": {"enum": []}}, "items": s}))
+def test_an_empty_enum_passes_no_instance_as_in_jsonschema(schema: dict[str, Any]) -> None:
+    """`enum: []` is a legal schema no value satisfies (the official suite's "enum": [] cases)."""
+    Draft202012Validator.check_schema(schema)
+    for instance in (None, 0, "a", [], {}, {"a": 1}, [{"a": None}]):
+        assert (validate(schema, instance) == []) == Draft202012Validator(schema).is_valid(instance)
+    assert validate({"enum": []}, None) != []
+
+
+@settings(max_examples=200, deadline=None)
 @given(schemas())
 def test_generated_schemas_are_accepted_by_both(schema: dict[str, Any] | bool) -> None:
     Draft202012Validator.check_schema(schema)

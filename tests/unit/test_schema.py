@@ -78,6 +78,16 @@ ENUM: list[Row] = [
     ({"enum": [{"a": 1}]}, {"a": True}, ['$: expected one of [{"a": 1}], got {"a": true}']),
     ({"enum": [{"a": 1}]}, {"a": 1, "b": 2}, ['$: expected one of [{"a": 1}], got {"a": 1, "b": 2}']),
     ({"enum": ["1"]}, 1, ['$: expected one of ["1"], got 1']),
+    # an empty enum is a legal schema no value satisfies, whatever the value's type
+    ({"enum": []}, None, ["$: not allowed (the enum is empty: no value can pass)"]),
+    ({"enum": []}, "a", ["$: not allowed (the enum is empty: no value can pass)"]),
+    ({"enum": []}, {}, ["$: not allowed (the enum is empty: no value can pass)"]),
+    (
+        {"type": "object", "properties": {"mode": {"enum": []}}},
+        {"mode": "r"},
+        ["$.mode: not allowed (the enum is empty: no value can pass)"],
+    ),
+    ({"type": "object", "properties": {"mode": {"enum": []}}}, {}, []),
     # enum applies to every type; it is not skipped for a type it does not mention.
     (
         {"enum": ["a"], "minLength": 2},
@@ -440,8 +450,7 @@ MALFORMED: list[tuple[Any, str]] = [
         {"type": 1},
         "invalid 'type' at $: expected a type name or a non-empty array of distinct type names, got 1",
     ),
-    ({"enum": []}, "invalid 'enum' at $: expected a non-empty array, got []"),
-    ({"enum": "a"}, "invalid 'enum' at $: expected a non-empty array, got \"a\""),
+    ({"enum": "a"}, "invalid 'enum' at $: expected an array, got \"a\""),
     ({"required": "a"}, "invalid 'required' at $: expected an array of strings, got \"a\""),
     ({"required": ["a", 1]}, "invalid 'required' at $: expected an array of strings, got [\"a\", 1]"),
     (
@@ -590,3 +599,27 @@ def test_equal_schemas_give_equal_verdicts_whatever_their_key_order() -> None:
             "$.b: expected at least 1, got 0",
         ]
     )
+
+
+# --- enum: [] in a tool ---------------------------------------------------------------------------
+
+
+def test_suite_check_still_refuses_an_empty_enum_in_a_tool() -> None:
+    """The validator accepts `enum: []` (no value passes); `suite check` calls it a mistake."""
+    from lobrec.core.suitecheck import _check_parameters
+
+    def tool(mode: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"mode": mode, "tags": {"type": "array", "items": {"enum": []}}},
+            "additionalProperties": False,
+        }
+
+    assert core.validate(tool({"enum": []}), {"mode": "r"}) != []
+    assert _check_parameters(tool({"enum": []})) == [
+        "$.properties.mode: enum is empty: no value can pass",
+        "$.properties.tags.items: enum is empty: no value can pass",
+    ]
+    assert _check_parameters(tool({"enum": ["r"]})) == [
+        "$.properties.tags.items: enum is empty: no value can pass"
+    ]

@@ -300,9 +300,10 @@ def _compile(schema: Any, where: str) -> _Check:
         checks.append(_const_check(schema["const"]))
     if "enum" in schema:
         options = schema["enum"]
-        if not isinstance(options, list) or not options:
-            raise _malformed("enum", where, "a non-empty array", options)
-        checks.append(_enum_check(options))
+        if not isinstance(options, list):
+            raise _malformed("enum", where, "an array", options)
+        # `enum: []` is a legal schema that no value satisfies (JSON Schema's own test suite says so).
+        checks.append(_enum_check(options) if options else _empty_enum)
 
     minimum, maximum = _bound(schema, "minimum", where), _bound(schema, "maximum", where)
     if minimum is not None or maximum is not None:
@@ -372,6 +373,10 @@ def _const_check(const: Any) -> _Check:
             errors.append(f"{_render(path)}: expected {_show(const)}, got {_show(value)}")
 
     return check
+
+
+def _empty_enum(value: Any, path: _Path, errors: list[str]) -> None:
+    errors.append(f"{_render(path)}: not allowed (the enum is empty: no value can pass)")
 
 
 def _enum_check(options: list[Any]) -> _Check:

@@ -177,6 +177,19 @@ def _check_parameters(parameters: dict[str, Any]) -> list[str]:
     for name in parameters.get("required", []):
         if name not in properties:
             problems.append(f"required {name!r} is not one of the properties")
+    # `enum: []` is valid JSON Schema, but in a tool it is an authoring mistake: nothing can be sent.
+    stack: list[tuple[Any, str]] = [(parameters, "$")]
+    while stack:
+        node, where = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if node.get("enum") == []:
+            problems.append(f"{where}: enum is empty: no value can pass")
+        for name, sub in sorted(node.get("properties", {}).items(), reverse=True):
+            stack.append((sub, f"{where}.properties.{name}"))
+        for keyword in ("items", "additionalProperties"):
+            if keyword in node:
+                stack.append((node[keyword], f"{where}.{keyword}"))
     return problems
 
 
