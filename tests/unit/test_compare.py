@@ -137,9 +137,9 @@ def test_compare_sample_models_whole_result() -> None:
                 label="p50 latency",
                 unit="ms",
                 lower_is_better=True,
-                a=984.5,
+                a=1010.5,  # every timed call, the errored case's retried 503s included
                 b=731.0,
-                delta=731.0 - 984.5,
+                delta=731.0 - 1010.5,
             ),
             MetricDelta(
                 metric="cost_per_100_cases_usd",
