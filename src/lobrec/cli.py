@@ -60,12 +60,41 @@ def _root(
     """Record and replay tool-calling evaluations through the Lobstack gateway."""
 
 
-def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
-    """Print one line to stderr and return the Exit to raise."""
+def say(message: str) -> None:
+    """The one printer of lines that carry outside data (model names, reasons, paths) to stderr.
+
+    White space is folded to one line and every other control character is spelled out, so a
+    model folder named with escape sequences shows them as text instead of running them.
+    """
     text = " ".join(message.split())
     printable = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
     typer.echo(f"lobrec: {printable}", err=True)
+
+
+def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
+    """Print one line to stderr and return the Exit to raise."""
+    say(message)
     return typer.Exit(code)
+
+
+def shell_command(*words: str) -> str:
+    """A command line a user can paste: every word shell-quoted (a model name cannot run code)."""
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def parse_delays(text: str) -> tuple[float, ...]:
+    """`--retry-delays`: finite, non-negative seconds separated by commas, at least one."""
+    import math
+
+    try:
+        delays = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        delays = ()
+    if not delays or not all(math.isfinite(delay) and delay >= 0 for delay in delays):
+        raise fail(f"--retry-delays {text!r}: expected seconds separated by commas, e.g. 1,2,4")
+    return delays
 
 
 class Interrupted(Exception):
@@ -255,12 +284,8 @@ def record(
     from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy
 
-    try:
-        delays = tuple(float(part) for part in retry_delays.split(",") if part.strip())
-    except ValueError:
-        raise fail(
-            f"--retry-delays {retry_delays!r}: expected seconds separated by commas, e.g. 1,2,4"
-        ) from None
+    delays = parse_delays(retry_delays)
+    resume = _resume_command(model, base_url, cassettes, suite_path, case)
     try:
         suite = _load_runnable_suite(suite_path)
         gateway = resolve_gateway(base_url)
@@ -278,19 +303,15 @@ def record(
         raise fail(str(exc)) from None
     except Interrupted:
         raise fail(
-            "interrupted; every case recorded so far is kept. Resume with: "
-            + " ".join(["lobrec record", *(f"--model {m}" for m in options.models), "--missing"]),
-            Exit.INTERRUPTED,
+            f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
         ) from None
     with _interruptible_reports():
         _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    for line in errored_summary(outcome.run):
+        say(line)
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
-        typer.echo(
-            f"lobrec: interrupted; {done} cases recorded and kept. Resume with: "
-            + " ".join(["lobrec record", *(f"--model {m}" for m in options.models), "--missing"]),
-            err=True,
-        )
+        say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
         raise typer.Exit(Exit.INTERRUPTED)
     if any(not m.has_scores for m in outcome.run.models):
         raise typer.Exit(Exit.GATEWAY)
@@ -334,13 +355,62 @@ def rescore(
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     with _interruptible_reports():
         _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
-    incomplete = _incomplete_summary(outcome)
+    for line in errored_summary(outcome.run):
+        say(line)
+    incomplete = _incomplete_summary(outcome, cassettes_dir, suite_path)
     if incomplete:
         for line in incomplete:
-            typer.echo(f"lobrec: {line}", err=True)
+            say(line)
         if not allow_stale:
             raise typer.Exit(Exit.INCOMPLETE)
     _check_threshold(outcome.run, fail_under)
+
+
+def _resume_command(
+    models: list[str],
+    base_url: str | None,
+    cassettes: Path,
+    suite_path: Path | None,
+    cases: list[str],
+    *,
+    missing: bool = True,
+) -> str:
+    """The command that records what this run did not finish, with the run's own options."""
+    words = ["lobrec", "record"]
+    for model in dict.fromkeys(models):
+        words += ["--model", model]
+    if base_url:
+        words += ["--base-url", base_url]
+    words += ["--cassettes", str(cassettes)]
+    if suite_path is not None:
+        words += ["--suite", str(suite_path)]
+    for case_id in cases:
+        words += ["--case", case_id]
+    return shell_command(*words, *(["--missing"] if missing else []))
+
+
+SHOWN_IDS = 5
+"""Case ids named in one errored-reason line before the rest are counted."""
+
+
+def errored_summary(run: RunResult) -> list[str]:
+    """Why cases errored, one line per model and distinct reason, with the first few case ids.
+
+    The reasons are in the results file too, but a user at a terminal must not have to open it to
+    learn that the model name was misspelt or the port was wrong.
+    """
+    lines = []
+    for model in run.models:
+        by_reason: dict[str, list[str]] = {}
+        for case in model.cases:
+            if case.status == "errored":
+                by_reason.setdefault(case.reason or "no reason recorded", []).append(case.id)
+        for reason, ids in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
+            shown = ", ".join(ids[:SHOWN_IDS])
+            more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+            noun = "case" if len(ids) == 1 else "cases"
+            lines.append(f"{model.model}: {len(ids)} {noun} errored ({shown}{more}): {reason}")
+    return lines
 
 
 def _check_threshold(run: RunResult, fail_under: float | None) -> None:
@@ -356,10 +426,12 @@ def _check_threshold(run: RunResult, fail_under: float | None) -> None:
         raise typer.Exit(Exit.BELOW_THRESHOLD)
 
 
-def _incomplete_summary(outcome: Any) -> list[str]:
-    """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it."""
-    import shlex
+def _incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
+    """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it.
 
+    An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
+    cases are named with `--case`, which records them whatever their file holds.
+    """
     lines = []
     unreadable = {m.model: m.unreadable for m in outcome.models}
     for result in outcome.run.models:
@@ -372,11 +444,10 @@ def _incomplete_summary(outcome: Any) -> list[str]:
             parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
         if bad:
             parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
-        lines.append(
-            f"{result.model}: "
-            + "; ".join(parts)
-            + f". Record them with: lobrec record --model {shlex.quote(result.model)} --missing"
-        )
+        fix = [_resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
+        if bad:
+            fix.append(_resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
+        lines.append(f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fix))
     return lines
 
 

@@ -146,7 +146,9 @@ def test_cli_corrupt_and_missing_cassettes(recorded: tuple[Suite, Path], tmp_pat
     assert result.exit_code == Exit.INCOMPLETE
     assert result.stderr.strip().splitlines()[-1] == (
         "lobrec: fixture/oracle: 1 stale or unrecorded (none-01); 1 unreadable (sel-01). "
-        "Record them with: lobrec record --model fixture/oracle --missing"
+        f"Record them with: lobrec record --model fixture/oracle --cassettes {cassettes} "
+        f"--suite {suite_path} --missing && lobrec record --model fixture/oracle --cassettes {cassettes} "
+        f"--suite {suite_path} --case sel-01"
     )
     (model,) = decode_results(out.read_bytes()).models
     by_id = {c.id: c for c in model.cases}

@@ -381,7 +381,8 @@ def test_cli_rescore_reports_every_hostile_file_and_scores_the_rest(
     assert done.returncode == 4
     assert done.stderr.decode().splitlines()[-1] == (
         "lobrec: fixture/oracle: 4 unreadable (sel-01, arg-01, par-01, chain-01). "
-        "Record them with: lobrec record --model fixture/oracle --missing"
+        f"Record them with: lobrec record --model fixture/oracle --cassettes {root} "
+        f"--suite {small_suite_path} --case sel-01 --case arg-01 --case par-01 --case chain-01"
     )
     cases = cases_of(decode_results(out.read_bytes()).models, MODEL)
     assert {case_id: case.status for case_id, case in cases.items()} == {

@@ -53,11 +53,22 @@ CONCURRENCY = 2
 STOP_WITHIN_S = 5.0
 KILLS = 16
 SEED = 20261021
-RESUME = "Resume with: lobrec record --model fixture/oracle --missing"
-INTERRUPTED = re.compile(
-    r"lobrec: interrupted(?:; (\d+) cases recorded and kept\.|; every case recorded so far is kept\.)"
-    rf" {RESUME}\n|lobrec: interrupted while writing the reports; every cassette is complete\n"
-)
+
+
+def resume(url: str, cassettes: Path, suite_path: Path, *cases: str) -> str:
+    """The hint an interrupted run prints: the command that resumes it with the run's own options."""
+    extra = "".join(f" --case {case}" for case in cases)
+    return (
+        f"Resume with: lobrec record --model {MODEL} --base-url {url} --cassettes {cassettes} "
+        f"--suite {suite_path}{extra} --missing"
+    )
+
+
+def interrupted_line(hint: str) -> re.Pattern[str]:
+    return re.compile(
+        r"lobrec: interrupted(?:; (\d+) cases recorded and kept\.|; every case recorded so far is kept\.)"
+        rf" {re.escape(hint)}\n|lobrec: interrupted while writing the reports; every cassette is complete\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +216,7 @@ def kill_loop(
             check_whole(model_dir, allow_temporary=True)
             continue
         assert process.returncode == 130, text
-        match = INTERRUPTED.search(text)
+        match = interrupted_line(resume(gateway.url, cassettes, gateway.suite_path)).search(text)
         assert match is not None, text
         if match.group(1) is not None:  # the signal landed while cases ran (else: before or after)
             assert int(match.group(1)) == len(cassette_files(model_dir) - before_files)
@@ -272,7 +283,9 @@ def test_a_signal_after_the_cases_ran_stops_cleanly(
 
     assert (result.exit_code, result.stderr) == (
         130,
-        f"lobrec: interrupted; every case recorded so far is kept. {RESUME}\n",
+        "lobrec: interrupted; every case recorded so far is kept. "
+        + resume(fake_gateway.url, cassettes, fake_gateway.suite_path, "sel-01")
+        + "\n",
     )
     check_whole(cassettes / MODEL_DIR, allow_temporary=False)
     assert len(cassette_files(cassettes / MODEL_DIR)) == len(fake_gateway.suite.cases)

@@ -1,0 +1,85 @@
+"""What a user at a terminal is told (issues 12 and 13): why cases errored, and commands that work.
+
+Driven through the real `lobrec` command in a subprocess against the fake gateway process.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lobrec.cassettes import model_dir_name
+from tests.hardening.conftest import run_lobrec
+
+
+def test_a_misspelt_model_says_why_every_case_errored(fake_gateway: Any, tmp_path: Path) -> None:
+    cassettes = tmp_path / "cassettes"
+    done = run_lobrec(
+        [
+            "record",
+            "--model",
+            "fixture/orcale",
+            "--base-url",
+            fake_gateway.url,
+            "--suite",
+            str(fake_gateway.suite_path),
+            "--cassettes",
+            str(cassettes),
+        ]
+    )
+
+    assert done.returncode == 3
+    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("lobrec: fixture/orcale")]
+    cases = [case.id for case in fake_gateway.suite.cases]
+    shown = ", ".join(cases[:5]) + (f" and {len(cases) - 5} more" if len(cases) > 5 else "")
+    (line,) = lines
+    assert line.startswith(f"lobrec: fixture/orcale: {len(cases)} cases errored ({shown}): ")
+    assert "404" in line and "fixture/orcale" in line.partition("): ")[2]
+
+
+def test_a_hostile_model_name_is_shown_as_text_and_quoted_in_the_command(
+    fake_gateway: Any, tmp_path: Path
+) -> None:
+    """A contributed folder named with escape sequences: the stale line shows them spelled out,
+    and the command it prints, pasted into a shell, passes the name as one word."""
+    model = "\x1b]0;PWNED\x07\x1b[2J; touch pwned"
+    cassettes = tmp_path / "cassettes"
+    directory = cassettes / model_dir_name(model)
+    directory.mkdir(parents=True)
+    manifest = {
+        "model": model,
+        "suite": {"name": fake_gateway.suite.name, "version": fake_gateway.suite.version},
+        "lobrec_version": "x",
+        "started_at": "2026-10-21T00:00:00+00:00",
+        "finished_at": None,
+        "cases": {},
+    }
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+
+    done = run_lobrec(["rescore", str(cassettes), "--suite", str(fake_gateway.suite_path)])
+
+    stderr = done.stderr.decode()
+    assert done.returncode == 4, stderr
+    assert "\x1b" not in stderr and "\x07" not in stderr
+    (line,) = [line for line in stderr.splitlines() if "Record them with: " in line]
+    command = line.partition("Record them with: ")[2]
+    words = shlex.split(command.replace("\\x1b", "\x1b").replace("\\x07", "\x07"))
+    assert words[:4] == ["lobrec", "record", "--model", model]
+    assert words[4:] == ["--cassettes", str(cassettes), "--suite", str(fake_gateway.suite_path), "--missing"]
+
+
+@pytest.mark.parametrize(
+    "delays", ["nan", "-1", "", "1,,2", "inf"], ids=["nan", "negative", "empty", "gap", "inf"]
+)
+def test_retry_delays_must_be_finite_seconds(delays: str) -> None:
+    done = run_lobrec(
+        ["record", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--retry-delays", delays]
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"lobrec: --retry-delays {delays!r}: expected seconds separated by commas, e.g. 1,2,4\n"
+    )
