@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 from random import Random
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.core.metrics import compute_metrics, model_result, rate, wilson_interval
-from lobrec.core.results import CaseResult, Metrics, Rate
+from lobrec.core.results import ApiCall, CaseResult, Metrics, Rate
 from lobrec.core.suite import (
     GROUPS,
     Suite,
@@ -87,3 +89,48 @@ def test_groups_partition_the_counted_cases_and_calls(data: tuple[Suite, list[Ca
     assert model.has_scores == (model.counts.scored > 0)
     if not model.has_scores:
         assert all(getattr(model.metrics, field).rate is None for field in RATE_FIELDS)
+
+
+# --- latency and cost by the page ------------------------------------------------------------------
+
+
+def _run_calls(cases: list[CaseResult]) -> list[tuple[CaseResult, ApiCall]]:
+    return [(case, call) for case in cases if case.status in ("scored", "errored") for call in case.api_calls]
+
+
+def _no_answer(call: ApiCall) -> bool:
+    return call.status is None or (call.status == 599 and call.error is not None)
+
+
+@given(suites_and_results())
+def test_only_an_unpriced_200_hides_the_cost(data: tuple[Suite, list[CaseResult]]) -> None:
+    suite, cases = data
+    metrics = compute_metrics(suite, cases)
+    scored = sum(case.status == "scored" for case in cases)
+    unpriced = [
+        f"{case.id} step {call.step} attempt {call.attempt}"
+        for case, call in _run_calls(cases)
+        if call.status == 200 and call.cost_usd is None and not _no_answer(call)
+    ]
+    assert sorted(metrics.unpriced_calls) == (sorted(unpriced) if scored else [])
+    assert (metrics.cost_per_100_cases_usd is None) == (scored == 0 or bool(unpriced))
+    if metrics.cost_per_100_cases_usd is not None:
+        # every priced answer is summed, any status; a no-answer record never is
+        paid = math.fsum(
+            call.cost_usd
+            for _, call in _run_calls(cases)
+            if call.cost_usd is not None and not _no_answer(call)
+        )
+        assert metrics.cost_per_100_cases_usd == round(paid / scored * 100, 6)
+
+
+@given(suites_and_results())
+def test_latency_p50_is_a_median_of_every_timed_call_of_the_run(data: tuple[Suite, list[CaseResult]]) -> None:
+    suite, cases = data
+    metrics = compute_metrics(suite, cases)
+    timed = [call.latency_ms for _, call in _run_calls(cases) if not _no_answer(call) or call.latency_ms > 0]
+    if not any(case.status == "scored" for case in cases) or not timed:
+        assert metrics.latency_p50_ms is None
+        return
+    assert metrics.latency_p50_ms == round(statistics.median(timed), 1)
+    assert round(min(timed), 1) <= metrics.latency_p50_ms <= round(max(timed), 1)
