@@ -56,8 +56,9 @@ EAGER = "fixture/eager"
 SLOPPY = "fixture/sloppy"
 NO_TEMPERATURE = "fixture/no-temperature"
 UNPRICED = "fixture/unpriced"
+PLAUSIBLE = "fixture/plausible"
 AUTO = "auto"
-MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, AUTO)
+MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, PLAUSIBLE, AUTO)
 AUTO_CHOICES: tuple[str, str] = ("fake/alpha", "fake/beta")
 """The concrete models `auto` pretends to route to, picked by case so reports can show the choice."""
 
@@ -329,6 +330,24 @@ def sloppy_turn(suite: Suite, location: Location, offered: Sequence[str], behavi
     return turn
 
 
+def plausible_turn(location: Location) -> Turn | None:
+    """`fixture/plausible`: at each call step, one of the suite's own wrong answers (by case hash).
+
+    The mistakes a weaker model makes (a date a week off, an unasked filter, a contradicting
+    message), so a rescore across suite versions shows the cases a tightened check now fails.
+    None where the step has no wrong answers (the oracle answers instead).
+    """
+    if location.step >= len(location.case.steps):
+        return None
+    step = location.case.steps[location.step]
+    if not isinstance(step, CallStep) or not step.wrong:
+        return None
+    sample = step.wrong[_digest(f"{location.case.id}/{location.step}")[0] % len(step.wrong)]
+    if not sample.calls:
+        return Turn(content=DONE)
+    return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
+
+
 def _script(suite: Suite, call: ChatCall, model: str, location: Location | None) -> Turn:
     if model == SILENT:
         return Turn(content=SILENT_REPLY)
@@ -336,6 +355,10 @@ def _script(suite: Suite, call: ChatCall, model: str, location: Location | None)
         if not call.tool_names:
             return Turn(content=NO_TOOLS_OFFERED)
         return Turn(calls=[(call.tool_names[0], "{}")])
+    if model == PLAUSIBLE and location is not None:
+        turn = plausible_turn(location)
+        if turn is not None:
+            return turn
     if model == SLOPPY and location is not None:
         behaviour, strike = sloppy_plan(location.case)
         if location.step == strike:

@@ -7,6 +7,7 @@ rescore) rewrites `fixtures/expected-results.json` and the diff is reviewed.
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,7 @@ FIXTURE_MODELS = [
     "fixture/eager",
     "fixture/no-temperature",
     "fixture/oracle",
+    "fixture/plausible",
     "fixture/silent",
     "fixture/sloppy",
 ]
@@ -68,6 +70,18 @@ def test_fail_under_exits_1_naming_the_models_below() -> None:
     below = runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "60"])
     assert below.exit_code == Exit.BELOW_THRESHOLD
     assert below.stderr.strip().splitlines()[-1] == (
-        "lobrec: overall score below 60%: fixture/eager (0%), fixture/silent (17.5%), fixture/sloppy (50%)"
+        "lobrec: overall score below 60%: fixture/eager (0%), fixture/plausible (17.5%), "
+        "fixture/silent (17.5%), fixture/sloppy (50%)"
     )
     assert runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "0"]).exit_code == Exit.OK
+
+
+def test_plausible_was_recorded_on_1_0_0_and_its_slips_fail_at_1_1_0(rescored: RunResult) -> None:
+    """fixture/plausible answers every call step with one of the suite's wrong answers; its
+    cassettes were recorded on suite 1.0.0. At 1.1.0 no call case passes; only abstentions do."""
+    manifest = json.loads((ROOT / "cassettes" / "fixture%2Fplausible" / "manifest.json").read_bytes())
+    assert manifest["suite"]["version"] == "1.0.0"
+    (model,) = [m for m in rescored.models if m.model == "fixture/plausible"]
+    passed = {case.id for case in model.cases if case.passed}
+    assert passed == {case.id for case in model.cases if case.group == "no_call"}
+    assert model.counts.stale == 0

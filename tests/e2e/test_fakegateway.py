@@ -182,6 +182,7 @@ def test_routes_and_methods(fake_gateway: FakeGatewayProcess) -> None:
         "fixture/sloppy",
         "fixture/no-temperature",
         "fixture/unpriced",
+        "fixture/plausible",
         "auto",
     ]
 

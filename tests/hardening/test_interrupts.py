@@ -11,9 +11,9 @@ the run's first request, waits a random (seeded) moment more, sends the signal, 
 
 Then `lobrec record --missing` resumes it, is killed again, and so on; after the last kill
 `--missing` finishes the run, and its results file equals an uninterrupted run's. Latency is the
-one thing that may differ, since it is measured when a case is recorded: `latency_ms` of every call
-and `latency_p50_ms` are zeroed on both sides before comparing; everything else (verdicts, counts,
-costs from the gateway's headers, case order) must be identical.
+one thing that may differ, since it is measured when a case is recorded: `latency_ms` of every call,
+`latency_p50_ms` and `latency_p50_judged_ms` are zeroed on both sides before comparing; everything
+else (verdicts, counts, costs from the gateway's headers, case order) must be identical.
 """
 
 from __future__ import annotations
@@ -97,13 +97,20 @@ def record_args(gateway: GatewayProcess, cassettes: Path, results: Path, *extra:
     ]
 
 
+MEASURED = ("latency_ms", "latency_p50_ms", "latency_p50_judged_ms")
+
+
 def normalised(path: Path) -> Any:
     """The results file with measured latencies zeroed (see the module docstring)."""
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             return {
-                key: (0 if key in ("latency_ms", "latency_p50_ms") and value is not None else walk(value))
+                key: (
+                    0
+                    if key in ("latency_ms", "latency_p50_ms", "latency_p50_judged_ms") and value is not None
+                    else walk(value)
+                )
                 for key, value in node.items()
             }
         if isinstance(node, list):

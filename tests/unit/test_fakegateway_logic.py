@@ -333,7 +333,8 @@ def test_an_unknown_model_is_404_model_not_found() -> None:
         status=404,
         headers={"content-type": "application/json"},
         body=b'{"error":{"message":"The model `gpt-imaginary` does not exist. Known models: fixture/oracle, '
-        b'fixture/silent, fixture/eager, fixture/sloppy, fixture/no-temperature, fixture/unpriced, auto.",'
+        b"fixture/silent, fixture/eager, fixture/sloppy, fixture/no-temperature, fixture/unpriced, "
+        b'fixture/plausible, auto.",'
         b'"type":"invalid_request_error","code":"model_not_found"}}',
     )
 
@@ -744,5 +745,6 @@ def test_every_model_is_listed() -> None:
         "fixture/sloppy",
         "fixture/no-temperature",
         "fixture/unpriced",
+        "fixture/plausible",
         "auto",
     )
