@@ -44,7 +44,7 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
     (
         "a repeated key",
         lambda data: data.replace(b"{", b'{"version": "9.9.9", ', 1),
-        "the key 'version' appears twice in one object",
+        "the key 'version' appears more than once",
     ),
     (
         "wrong type",

@@ -267,17 +267,17 @@ ROWS: list[Hostile] = [
     Hostile(
         "repeated interactions key hiding a ghost answer",
         _text(lambda text: _first_key(text, b"interactions", b"[]")),
-        "{file}: ambiguous JSON: the key 'interactions' appears twice in one object",
+        "{file}: ambiguous JSON: the key 'interactions' appears more than once",
     ),
     Hostile(
         "repeated headers key hiding other headers",
         _text(lambda text: _first_key(text, b"headers", b'{"x-ghost": ["a first-key reader sees this"]}')),
-        "{file}: ambiguous JSON: the key 'headers' appears twice in one object",
+        "{file}: ambiguous JSON: the key 'headers' appears more than once",
     ),
     Hostile(
         "manifest with a repeated cases key",
         _text(lambda text: _first_key(text, b"cases", b"{}"), name="manifest.json"),
-        "{file}: ambiguous JSON: the key 'cases' appears twice in one object",
+        "{file}: ambiguous JSON: the key 'cases' appears more than once",
         whole_model=True,
     ),
     Hostile(

@@ -75,14 +75,21 @@ class DuplicateKeyError(ValueError):
     """A JSON object spelled one key twice: parsers disagree on which value counts."""
 
 
-def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def repeated_key(pairs: list[tuple[str, Any]]) -> str | None:
+    """The first key an object's pairs spell twice, or None."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+def unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A `json.loads` object hook that refuses a repeated key (Python would keep the last)."""
     result = dict(pairs)
     if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise DuplicateKeyError(f"the key {key!r} appears twice in one object")
-            seen.add(key)
+        raise DuplicateKeyError(f"the key {repeated_key(pairs)!r} appears more than once")
     return result
 
 
@@ -94,7 +101,7 @@ def duplicate_key(data: bytes | str) -> str | None:
     not JSON at all is None here: the strict decoder reports that with its own message.
     """
     try:
-        json.loads(data, object_pairs_hook=_unique_object)
+        json.loads(data, object_pairs_hook=unique_object)
     except DuplicateKeyError as exc:
         return str(exc)
     except (ValueError, RecursionError):

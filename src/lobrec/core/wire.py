@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from lobrec.core.jsonvalue import DuplicateKeyError, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
 from lobrec.errors import GatewayError
 
@@ -80,19 +81,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-class DuplicateKey(ValueError):
-    """An object spelled the same key twice: a tool runtime may read either one."""
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise DuplicateKey(f"the key {key!r} appears more than once")
-    return result
-
-
 class _Repeated(dict[str, Any]):
     """An object of a reply body that spelled a key twice (the last value kept, as Python does):
     marked so that arguments sent as an object obey the same duplicate-key rule as a string."""
@@ -102,11 +90,10 @@ class _Repeated(dict[str, Any]):
 
 def _marking_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     try:
-        return _no_duplicates(pairs)
-    except DuplicateKey:
-        seen: set[str] = set()
+        return unique_object(pairs)
+    except DuplicateKeyError:
         marked = _Repeated(pairs)
-        marked.duplicate = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        marked.duplicate = repeated_key(pairs) or ""
         return marked
 
 
@@ -128,7 +115,7 @@ def _loads(text: str | bytes, *, unique_keys: bool = False, mark_duplicates: boo
     JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
     can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
     """
-    hook = _no_duplicates if unique_keys else _marking_duplicates if mark_duplicates else None
+    hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
     data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
     probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
     if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
@@ -175,7 +162,7 @@ def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None
         return None, f"arguments of {label} are {type(text).__name__}, not a string or an object", []
     try:
         parsed = _loads(text, unique_keys=True)
-    except DuplicateKey as exc:
+    except DuplicateKeyError as exc:
         return None, f"arguments of {label} are not a JSON object: {exc}", []
     except (ValueError, RecursionError):
         return None, f"arguments of {label} are not valid JSON", []
