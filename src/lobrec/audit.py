@@ -45,6 +45,7 @@ from lobrec.cassettes import (
     model_from_dir_name,
     read_capped,
 )
+from lobrec.core.suite import SEMVER
 from lobrec.errors import CassetteError, ConfigError
 from lobrec.gateway import mask_url
 from lobrec.transport import (
@@ -106,10 +107,14 @@ class Finding:
         return f"{self.path}: {where}{self.message}"
 
 
-def audit(root: Path, *, secrets: Sequence[str | None] = ()) -> list[Finding]:
+def audit(
+    root: Path, *, secrets: Sequence[str | None] = (), suite_version: str | None = None
+) -> list[Finding]:
     """Every finding under `root`, in path order; [] when the directory is clean.
 
     `secrets` are exact values to look for besides the patterns (the CLI passes LOBSTACK_API_KEY).
+    `suite_version`, when given, is the suite the cassettes are for: a manifest of another major
+    version is a finding, since rescore cannot re-judge it.
     Raises CassetteError when `root` is not a directory.
     """
     if root.is_symlink() or not root.is_dir():
@@ -120,7 +125,7 @@ def audit(root: Path, *, secrets: Sequence[str | None] = ()) -> list[Finding]:
         if entry.is_symlink():
             findings.append(_symlink(entry))
         elif entry.is_dir():
-            findings.extend(_model_directory(entry, exact))
+            findings.extend(_model_directory(entry, exact, suite_version))
         elif entry.name in ALLOWED_TOP_LEVEL_FILES:
             findings.extend(_raw_scan(entry, exact))
         else:
@@ -145,7 +150,7 @@ def _symlink(path: Path) -> Finding:
 # --- a model directory ----------------------------------------------------------------------------
 
 
-def _model_directory(directory: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
+def _model_directory(directory: Path, exact: tuple[str, ...], suite_version: str | None) -> Iterator[Finding]:
     name = directory.name
     model = model_from_dir_name(name)
     try:
@@ -161,7 +166,7 @@ def _model_directory(directory: Path, exact: tuple[str, ...]) -> Iterator[Findin
     elif not manifest_path.exists():
         yield Finding(directory, f"no {MANIFEST}")
     else:
-        listed, problems = _manifest(directory, manifest_path, exact)
+        listed, problems = _manifest(directory, manifest_path, exact, suite_version)
         yield from problems
     for entry in _entries(directory):
         if entry.name == MANIFEST:
@@ -202,7 +207,9 @@ def _is_case_file(name: str) -> bool:
     return name.endswith(".json") and _is_case_id(name.removesuffix(".json"))
 
 
-def _manifest(directory: Path, path: Path, exact: tuple[str, ...]) -> tuple[set[str] | None, list[Finding]]:
+def _manifest(
+    directory: Path, path: Path, exact: tuple[str, ...], suite_version: str | None
+) -> tuple[set[str] | None, list[Finding]]:
     try:
         manifest = load_manifest(directory)
     except CassetteError as exc:
@@ -219,6 +226,17 @@ def _manifest(directory: Path, path: Path, exact: tuple[str, ...]) -> tuple[set[
                 path,
                 f"model {manifest.model!r} does not belong in directory {directory.name!r} "
                 f"(expected {expected!r})",
+            )
+        )
+    recorded_on = manifest.suite.version
+    if not SEMVER.match(recorded_on):
+        problems.append(Finding(path, f"{recorded_on!r} is not a suite version", "$.suite.version"))
+    elif suite_version is not None and recorded_on.split(".")[0] != suite_version.split(".")[0]:
+        problems.append(
+            Finding(
+                path,
+                f"recorded on suite {recorded_on}; another major version cannot be re-judged",
+                "$.suite.version",
             )
         )
     for case_id in manifest.cases:

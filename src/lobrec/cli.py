@@ -434,7 +434,12 @@ def _incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) 
     """
     lines = []
     unreadable = {m.model: m.unreadable for m in outcome.models}
+    whole = {m.model for m in outcome.models if m.problem is not None}
     for result in outcome.run.models:
+        if result.model in whole:  # the manifest itself is unusable: record the model again
+            fix = _resume_command([result.model], None, cassettes, suite_path, [], missing=False)
+            lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
+            continue
         redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
         bad = unreadable.get(result.model, [])
         if not redo and not bad:

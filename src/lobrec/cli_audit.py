@@ -18,6 +18,12 @@ FINDINGS_EXIT = 1
 
 def audit_command(
     cassettes_dir: Path = typer.Argument(..., help="The cassette directory to check (e.g. cassettes/)."),
+    suite_path: Path | None = typer.Option(
+        None,
+        "--suite",
+        help="The suite the cassettes are for (default suite/suite.json when it exists): "
+        "a manifest of another major version is a finding.",
+    ),
 ) -> None:
     """Scan cassettes for credentials and for files that are not well-formed cassettes."""
     from lobrec.audit import audit
@@ -27,7 +33,8 @@ def audit_command(
     from lobrec.reports._format import printable
 
     try:
-        findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),))
+        version = _suite_version(suite_path)
+        findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),), suite_version=version)
     except LobrecError as exc:
         raise fail(str(exc)) from None
     for finding in findings:
@@ -36,3 +43,12 @@ def audit_command(
         typer.echo(f"lobrec: {len(findings)} finding(s) in {printable(str(cassettes_dir))}", err=True)
         raise typer.Exit(FINDINGS_EXIT)
     typer.echo(f"{printable(str(cassettes_dir))}: no findings")
+
+
+def _suite_version(path: Path | None) -> str | None:
+    from lobrec.suite_file import load_suite
+
+    default = Path("suite/suite.json")
+    if path is None and not default.is_file():
+        return None
+    return load_suite(path or default).version

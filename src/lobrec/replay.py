@@ -4,7 +4,8 @@ No key, no network: the replay client's transport has nothing underneath it, and
 is shut for the duration, so any attempt to reach a network fails loudly. Recorded retries replay
 without sleeping; latency and cost come from the recorded headers.
 
-Across suite versions: another major version is refused; within a major version every case is
+Across suite versions: a model recorded on another major version is not re-judged (each of its
+cases is errored with the reason; other models still score); within a major version every case is
 re-judged with the current checks. A case whose request content changed since it was recorded (its
 fingerprint in the manifest differs, or the runner asks for a request the cassette lacks, e.g. a
 chain that now goes further) is `stale`; a case with no cassette is `unrecorded`. Both are left out of
@@ -35,8 +36,8 @@ from lobrec.cassettes import (
 )
 from lobrec.core.metrics import model_result
 from lobrec.core.results import CaseResult, RunResult, SuiteRef
-from lobrec.core.suite import Case, Suite
-from lobrec.errors import CassetteError, VersionMismatch
+from lobrec.core.suite import SEMVER, Case, Suite
+from lobrec.errors import CassetteError
 from lobrec.runner import Progress, no_sleep, run_case, run_jobs, temperature_ignored
 from lobrec.transport import CassetteTransport, open_for_replay, using
 
@@ -144,10 +145,23 @@ def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
             manifest=None,
             problem=f"{directory}/manifest.json: model {manifest.model!r} does not belong in this directory",
         )
+    if not SEMVER.match(manifest.suite.version):
+        return ReplayModel(
+            model=manifest.model,
+            directory=directory,
+            manifest=None,
+            problem=f"{directory}/manifest.json: suite version {manifest.suite.version!r} is not a version",
+        )
     if manifest.suite.version.split(".")[0] != suite.version.split(".")[0]:
-        raise VersionMismatch(
-            f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
-            f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged"
+        # Only this model cannot be re-judged: the others in the folder still are.
+        return ReplayModel(
+            model=manifest.model,
+            directory=directory,
+            manifest=None,
+            problem=(
+                f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
+                f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged"
+            ),
         )
     return ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
 

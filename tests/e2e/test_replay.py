@@ -117,11 +117,18 @@ def test_cli_refuses_another_major_version(recorded: tuple[Suite, Path], tmp_pat
     suite, cassettes = recorded
     path = write(msgspec.structs.replace(suite, version="2.0.0"), tmp_path / "v2.json")
     result = invoke("rescore", str(cassettes), "--suite", str(path))
-    assert result.exit_code == Exit.BAD_INPUT
-    assert result.stderr.strip() == (
-        f"lobrec: {cassettes}/{MODEL_DIR}: recorded on suite fake-gateway-e2e 1.0.0, the suite is "
+    assert result.exit_code == Exit.INCOMPLETE
+    reason = (
+        f"{cassettes}/{MODEL_DIR}: recorded on suite fake-gateway-e2e 1.0.0, the suite is "
         "fake-gateway-e2e 2.0.0: another major version cannot be re-judged"
     )
+    count = len(suite.cases)
+    shown = ", ".join(case.id for case in suite.cases[:5]) + (f" and {count - 5} more" if count > 5 else "")
+    assert result.stderr.strip().splitlines() == [
+        f"lobrec: {MODEL}: {count} cases errored ({shown}): {reason}",
+        f"lobrec: {MODEL}: no case can be re-judged. Record it again with: lobrec record --model {MODEL} "
+        f"--cassettes {cassettes} --suite {path}",
+    ]
 
 
 def test_cli_minor_version_rejudges(recorded: tuple[Suite, Path], tmp_path: Path) -> None:

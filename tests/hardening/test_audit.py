@@ -58,10 +58,11 @@ def test_a_real_recording_is_clean(fake_gateway: Any, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
 def test_every_hostile_file_is_a_finding(recorded: tuple[Suite, Path], tmp_path: Path, row: Hostile) -> None:
+    suite, _ = recorded
     root, path = planted(recorded, tmp_path, row)
     expected = row.audit if row.audit is not None else row.reason
     assert expected is not None
-    assert lines(root) == [expected.format(file=path, tmp=tmp_path)]
+    assert lines(root, suite_version=suite.version) == [expected.format(file=path, tmp=tmp_path)]
 
 
 # --- credentials and stray files ------------------------------------------------------------------

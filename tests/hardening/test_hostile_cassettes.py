@@ -253,6 +253,21 @@ ROWS: list[Hostile] = [
         whole_model=True,
     ),
     Hostile(
+        "manifest of another major suite version",
+        _manifest(_set("suite", "version", value="2.0.0")),
+        "{dir}: recorded on suite {suite} 2.0.0, the suite is {suite} {version}: another major version "
+        "cannot be re-judged",
+        "{file}: $.suite.version: recorded on suite 2.0.0; another major version cannot be re-judged",
+        whole_model=True,
+    ),
+    Hostile(
+        "manifest whose suite version is empty",
+        _manifest(_set("suite", "version", value="")),
+        "{file}: suite version '' is not a version",
+        "{file}: $.suite.version: '' is not a suite version",
+        whole_model=True,
+    ),
+    Hostile(
         "manifest with wrong types",
         _manifest(_set("cases", value=[])),
         "{file}: not a manifest: Expected `object`, got `array` - at `$.cases`",
@@ -328,7 +343,9 @@ def test_hostile_cassette(recorded: tuple[Suite, Path], tmp_path: Path, row: Hos
     hit = set(mine) if row.whole_model else {TARGET}
     for case_id, case in mine.items():
         if case_id in hit and row.reason is not None:
-            expected = row.reason.format(file=path, tmp=tmp_path)
+            expected = row.reason.format(
+                file=path, tmp=tmp_path, dir=path.parent, suite=suite.name, version=suite.version
+            )
             assert (case.status, case.reason) == ("errored", expected)
             assert "\n" not in expected
         else:
