@@ -214,6 +214,7 @@ def _emit_reports(
     markdown_out: str | None,
     html_out: str | None,
     leaderboard: bool,
+    partial: bool = False,
 ) -> None:
 
     from lobrec.core.results import encode_results
@@ -232,7 +233,7 @@ def _emit_reports(
         from lobrec.reports.terminal import render_leaderboard
 
         to_stdout = "-" not in (json_out, markdown_out, html_out)
-        render_leaderboard(run, report_console(stderr=not to_stdout))
+        render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
 
 
 # Options shared by `record` and `rescore`, declared once.
@@ -306,7 +307,9 @@ def record(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
         ) from None
     with _interruptible_reports():
-        _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+        _emit_reports(
+            outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True, partial=bool(case)
+        )
     for line in errored_summary(outcome.run):
         say(line)
     done = sum(len(ids) for ids in outcome.recorded.values())

@@ -83,3 +83,32 @@ def test_retry_delays_must_be_finite_seconds(delays: str) -> None:
     assert done.stderr.decode() == (
         f"lobrec: --retry-delays {delays!r}: expected seconds separated by commas, e.g. 1,2,4\n"
     )
+
+
+def test_a_partial_run_counts_the_cases_it_was_not_asked_for_in_one_line(
+    fake_gateway: Any, tmp_path: Path
+) -> None:
+    done = run_lobrec(
+        [
+            "record",
+            "--model",
+            "fixture/oracle",
+            "--base-url",
+            fake_gateway.url,
+            "--suite",
+            str(fake_gateway.suite_path),
+            "--cassettes",
+            str(tmp_path / "cassettes"),
+            "--case",
+            fake_gateway.suite.cases[0].id,
+        ]
+    )
+
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr
+    skipped = len(fake_gateway.suite.cases) - 1
+    assert (
+        f"Partial run (--case): {skipped} cases not asked for have no recording yet and are left out of "
+        "every rate." in " ".join(out.split())
+    )
+    assert "Needs re-recording" not in out

@@ -132,11 +132,24 @@ def notes_text(run: RunResult) -> Text | None:
     return Text("\n".join(f"• {line}" for line in lines)) if lines else None
 
 
-def rerecord_text(run: RunResult) -> Text | None:
-    """The stale and unrecorded case ids per model, or None when every case was recorded."""
+def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
+    """The stale and unrecorded case ids per model, or None when every case was recorded.
+
+    After a partial run (`record --case`), cases never recorded were the user's choice: they are
+    counted in one line instead of listed as if something had gone wrong.
+    """
     entries = rerecord(run)
-    if not entries:
-        return None
+    if partial:
+        skipped = sum(len(unrecorded) for _, _, unrecorded in entries)
+        entries = [(model, stale, []) for model, stale, _ in entries if stale]
+        note = (
+            f"Partial run (--case): {skipped} cases not asked for have no recording yet and are left "
+            "out of every rate."
+            if skipped
+            else None
+        )
+        if not entries:
+            return Text(note) if note else None
     text = Text("Needs re-recording:\n", style="bold")
     for model, stale, unrecorded in entries:
         parts = []
@@ -146,10 +159,14 @@ def rerecord_text(run: RunResult) -> Text | None:
             parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
         text.append(f"  {printable(model)} — {'; '.join(parts)}\n", style="")
     text.rstrip()
+    if partial and note:
+        text.append("\n" + note)
     return text
 
 
-def render_leaderboard(run: RunResult, console: Console, *, by_group: bool = False) -> None:
+def render_leaderboard(
+    run: RunResult, console: Console, *, by_group: bool = False, partial: bool = False
+) -> None:
     """Print the leaderboard, the notes, optionally the per-group table, and what to re-record."""
     table = leaderboard_table(run)
     narrow = _natural_width(table) > console.width
@@ -164,7 +181,7 @@ def render_leaderboard(run: RunResult, console: Console, *, by_group: bool = Fal
     if by_group:
         console.print()
         console.print(group_table(run))
-    again = rerecord_text(run)
+    again = rerecord_text(run, partial=partial)
     if again is not None:
         console.print()
         console.print(again)
