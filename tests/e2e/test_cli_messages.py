@@ -112,3 +112,24 @@ def test_a_partial_run_counts_the_cases_it_was_not_asked_for_in_one_line(
         "every rate." in " ".join(out.split())
     )
     assert "Needs re-recording" not in out
+
+
+def test_rescore_of_a_folder_without_models_says_so_and_exits_2(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_lobrec(["rescore", str(empty), "--fail-under", "50"])
+    assert (done.returncode, done.stderr.decode()) == (
+        2,
+        f"lobrec: {empty}: no model folders (a model folder holds manifest.json); nothing to rescore\n",
+    )
+
+
+def test_rescore_of_one_models_folder_names_the_folder_to_give() -> None:
+    root = Path(__file__).resolve().parents[2] / "cassettes"
+    one = root / model_dir_name("fixture/oracle")
+    done = run_lobrec(["rescore", str(one)])
+    assert (done.returncode, done.stderr.decode()) == (
+        2,
+        f"lobrec: {one}: this is one model's folder (it holds manifest.json); give the folder that "
+        f"holds the model folders: {root}\n",
+    )
