@@ -289,8 +289,19 @@ def case_fingerprint(suite: Suite, case: Case) -> str:
 
 
 def model_directories(root: Path) -> list[Path]:
-    """Model directories under `root` (those holding a manifest), sorted by model name."""
+    """Model directories under `root` (those holding a manifest), sorted by model name.
+
+    A folder with none is an error, not an empty result: a rescore of it would score nobody and
+    exit 0 (and pass any `--fail-under`). One model's own folder is the usual slip, so it is named.
+    """
     if not root.is_dir():
         raise CassetteError(f"{root}: no such cassette directory")
+    if (root / MANIFEST).exists():
+        raise CassetteError(
+            f"{root}: this is one model's folder (it holds {MANIFEST}); give the folder that holds "
+            f"the model folders: {root.parent}"
+        )
     found = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).exists()]
+    if not found:
+        raise CassetteError(f"{root}: no model folders (a model folder holds {MANIFEST}); nothing to rescore")
     return sorted(found, key=lambda p: model_from_dir_name(p.name))

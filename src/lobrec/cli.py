@@ -190,7 +190,19 @@ def write_report(target: str, text: str) -> None:
         return
     from lobrec.cassettes import write_atomic
 
-    write_atomic(Path(target), text.encode("utf-8"))  # a kill mid-write leaves no half report
+    path = Path(target)
+    if path.is_dir():
+        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
+    try:
+        write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
+    except OSError as exc:
+        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+
+
+def os_error_line(exc: OSError) -> str:
+    """A failed file operation (disk full, read-only folder, a file where a folder belongs) in one line."""
+    where = exc.filename if exc.filename is not None else "a file"
+    return f"{where}: {exc.strerror or exc}; nothing partial was left behind"
 
 
 @contextlib.contextmanager
@@ -286,6 +298,8 @@ def record(
     from lobrec.runner import RetryPolicy
 
     delays = parse_delays(retry_delays)
+    if cassettes.exists() and not cassettes.is_dir():
+        raise fail(f"--cassettes {cassettes}: is a file, not a folder")
     resume = _resume_command(model, base_url, cassettes, suite_path, case)
     try:
         suite = _load_runnable_suite(suite_path)
@@ -302,6 +316,8 @@ def record(
             outcome = _run_async(record_run(suite, gateway, options, progress))
     except LobrecError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(os_error_line(exc)) from None
     except Interrupted:
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED

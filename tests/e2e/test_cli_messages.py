@@ -133,3 +133,27 @@ def test_rescore_of_one_models_folder_names_the_folder_to_give() -> None:
         f"lobrec: {one}: this is one model's folder (it holds manifest.json); give the folder that "
         f"holds the model folders: {root}\n",
     )
+
+
+def test_a_report_path_that_is_a_folder_is_a_one_line_error_and_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    target.mkdir()
+    root = Path(__file__).resolve().parents[2] / "cassettes"
+    done = run_lobrec(["rescore", str(root), "--json", str(target)])
+    assert (done.returncode, done.stderr.decode().splitlines()[-1]) == (
+        2,
+        f"lobrec: {target}: is a folder; give the report a file name (e.g. {target / 'results.json'})",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not any(target.iterdir())
+
+
+def test_cassettes_that_is_a_file_is_a_one_line_error(tmp_path: Path) -> None:
+    path = tmp_path / "cassettes"
+    path.write_text("")
+    done = run_lobrec(
+        ["record", "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--cassettes", str(path)]
+    )
+    assert (done.returncode, done.stderr.decode()) == (
+        2,
+        f"lobrec: --cassettes {path}: is a file, not a folder\n",
+    )
