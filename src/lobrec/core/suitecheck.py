@@ -63,8 +63,6 @@ A suite declares its own counts (`Suite.counts`); one that declares none is held
 major version 1 a declared count may grow but never fall below these: removing cases is a major
 change, and scores on a smaller group would not be comparable with 1.0.0's.
 """
-EXPECTED_COUNTS = COUNTS_1_0_0
-"""The floor every suite of major version 1 keeps (kept under its old name for callers)."""
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What OpenAI-compatible APIs accept as a function name."""

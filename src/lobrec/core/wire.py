@@ -97,13 +97,13 @@ def _marking_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         return marked
 
 
-def _repeated_key(value: Any) -> str | None:
+def _repeated_key_inside(value: Any) -> str | None:
     """The first key spelled twice anywhere inside a parsed value, or None."""
     if isinstance(value, _Repeated):
         return value.duplicate
     items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
     for item in items:
-        found = _repeated_key(item)
+        found = _repeated_key_inside(item)
         if found is not None:
             return found
     return None
@@ -150,7 +150,7 @@ def _parse_arguments(name: str | None, text: Any) -> tuple[dict[str, Any] | None
     if text is None or text == "":
         return {}, None, [QUIRK_MISSING_ARGUMENTS]
     if isinstance(text, dict):
-        repeated = _repeated_key(text)
+        repeated = _repeated_key_inside(text)
         if repeated is not None:
             return (
                 None,
