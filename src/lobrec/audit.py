@@ -48,12 +48,8 @@ from lobrec.cassettes import (
 from lobrec.core.suite import SEMVER
 from lobrec.errors import CassetteError, ConfigError
 from lobrec.gateway import mask_url
-from lobrec.transport import (
-    ELAPSED_HEADER,
-    ERROR_HEADER,
-    NO_RESPONSE_STATUS,
-    open_for_replay,
-)
+from lobrec.exchange import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS
+from lobrec.playback import open_for_replay
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
 """Files that may sit next to the model directories (they are still scanned for credentials)."""

@@ -33,9 +33,9 @@ from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
-from lobrec.replay import ReplayModel, build_run_result, replay_client
+from lobrec.replay import ReplayModel, build_run_result
 from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
-from lobrec.transport import MAX_REPLY_BYTES, CassetteTransport, new_for_recording, save, using
+from lobrec.transport import MAX_REPLY_BYTES, LiveLink, new_for_recording, save
 
 
 @dataclass(kw_only=True)
@@ -112,8 +112,7 @@ def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manife
 class _Session:
     """What every case of one `record` call shares; each finished case is saved at once."""
 
-    client: httpx.AsyncClient
-    gateway: Gateway
+    link: LiveLink
     suite: Suite
     options: RecordOptions
     progress: Progress
@@ -126,16 +125,14 @@ class _Session:
         self.progress.started(model, case.id)
         directory = self.directories[model]
         cassette = new_for_recording(directory / case_file_name(case.id))
-        with using(cassette):
-            result = await run_case(
-                self.client,
-                self.gateway.chat_url,
-                self.suite,
-                case,
-                model,
-                policy=self.options.policy,
-                sleep=self.options.sleep,
-            )
+        result = await run_case(
+            self.link.recording_into(cassette),
+            self.suite,
+            case,
+            model,
+            policy=self.options.policy,
+            sleep=self.options.sleep,
+        )
         save(cassette)
         self.manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
         save_manifest(directory, self.manifests[model])
@@ -144,22 +141,21 @@ class _Session:
         self.progress.finished(model, result)
 
 
-def _client(gateway: Gateway, options: RecordOptions) -> httpx.AsyncClient:
-    headers = {"accept-encoding": "identity", "content-type": "application/json"}
+def _link(gateway: Gateway, options: RecordOptions) -> LiveLink:
+    headers = {"accept-encoding": "identity", "user-agent": f"lobrec/{__version__}"}
     if gateway.api_key:
         headers["authorization"] = f"Bearer {gateway.api_key}"
-    inner = httpx.AsyncHTTPTransport(
+    pool = httpx.AsyncHTTPTransport(
         limits=httpx.Limits(max_connections=max(1, options.concurrency)), retries=0
     )
-    transport = CassetteTransport(
-        inner,
+    # The link's deadline covers the whole exchange; httpx's own timeouts (per read) would race it.
+    return LiveLink(
+        pool,
+        gateway.chat_url,
+        headers=headers,
         secrets=(gateway.api_key or "",),
         max_reply_bytes=options.max_reply_bytes,
         deadline_s=options.policy.timeout_s,
-    )
-    # The transport's deadline covers the whole exchange; httpx's own timeouts (per read) would race it.
-    return httpx.AsyncClient(
-        transport=transport, timeout=httpx.Timeout(None), headers=headers, trust_env=False
     )
 
 
@@ -176,10 +172,8 @@ async def record(
 async def _record_locked(
     suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None
 ) -> RecordOutcome:
-    async with _client(gateway, options) as client:
-        session = _Session(
-            client=client, gateway=gateway, suite=suite, options=options, progress=progress or Progress()
-        )
+    async with _link(gateway, options) as link:
+        session = _Session(link=link, suite=suite, options=options, progress=progress or Progress())
         queue: list[tuple[str, Case]] = []
         for model in options.models:
             directory = options.cassettes / model_dir_name(model)
@@ -203,13 +197,12 @@ async def _record_locked(
         save_manifest(session.directories[model], session.manifests[model])
 
     results = session.results
-    async with replay_client() as replayer:
-        for model in options.models:
-            replay = ReplayModel(
-                model=model, directory=session.directories[model], manifest=session.manifests[model]
-            )
-            for case in suite.cases:
-                if case.id not in results[model]:
-                    results[model][case.id] = await replay.replay_case(replayer, suite, case)
+    for model in options.models:
+        replay = ReplayModel(
+            model=model, directory=session.directories[model], manifest=session.manifests[model]
+        )
+        for case in suite.cases:
+            if case.id not in results[model]:
+                results[model][case.id] = await replay.replay_case(suite, case)
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
     return RecordOutcome(run=run, recorded=session.recorded, interrupted=not completed)

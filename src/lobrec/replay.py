@@ -1,7 +1,8 @@
 """Replay mode: re-judge recorded cassettes offline, through the same runner and judge as live mode.
 
-No key, no network: the replay client's transport has nothing underneath it, and the socket layer
-is shut for the duration, so any attempt to reach a network fails loudly. Recorded retries replay
+No key, no network: answers come straight from the decoded cassettes (`lobrec.playback`), with no
+HTTP client at all, and the socket layer is shut for the duration, so any attempt to reach a network
+fails loudly. Recorded retries replay
 without sleeping; latency and cost come from the recorded headers.
 
 Across suite versions: a model recorded on another major version is not re-judged (each of its
@@ -16,14 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import http.cookiejar
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from lobrec.cassettes import (
     Manifest,
@@ -38,26 +36,8 @@ from lobrec.core.metrics import model_result
 from lobrec.core.results import CaseResult, RunResult, SuiteRef
 from lobrec.core.suite import SEMVER, Case, Suite
 from lobrec.errors import CassetteError
+from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.runner import Progress, no_sleep, run_case, run_jobs, temperature_ignored
-from lobrec.transport import CassetteTransport, open_for_replay, using
-
-REPLAY_URL = "http://replay.invalid/v1/chat/completions"
-
-
-class _NoCookies(http.cookiejar.CookieJar):
-    """Replay keeps no cookies: cassettes hold no Set-Cookie, and a request matches on its body only.
-    Skipping the jar saves httpx's per-response cookie parsing, a tenth of a rescore."""
-
-    def extract_cookies(self, response: Any, request: Any) -> None:
-        return None
-
-
-@contextlib.asynccontextmanager
-async def replay_client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=CassetteTransport(None), trust_env=False, cookies=_NoCookies()
-    ) as client:
-        yield client
 
 
 class NetworkShut(RuntimeError):
@@ -96,7 +76,7 @@ class ReplayModel:
     fingerprints: dict[str, str] = field(default_factory=dict)
     """Case fingerprints by id, computed once: `rescore` shares one dict between all its models."""
 
-    async def replay_case(self, client: httpx.AsyncClient, suite: Suite, case: Case) -> CaseResult:
+    async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         def status(kind: str, reason: str) -> CaseResult:
             return CaseResult(id=case.id, group=case.group, status=kind, reason=reason)  # type: ignore[arg-type]
 
@@ -121,8 +101,7 @@ class ReplayModel:
         except CassetteError as exc:
             self.unreadable.append(case.id)
             return status("errored", str(exc))
-        with using(cassette):
-            return await run_case(client, REPLAY_URL, suite, case, self.model, sleep=no_sleep)
+        return await run_case(ReplayExchange(cassette), suite, case, self.model, sleep=no_sleep)
 
 
 def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
@@ -219,13 +198,12 @@ async def rescore_directories(
     results: dict[str, dict[str, CaseResult]] = {m.model: {} for m in models}
 
     with sockets_shut():
-        async with replay_client() as client:
-            jobs = [
-                functools.partial(_replay_into, results, client, suite, case, replay, progress)
-                for replay in models
-                for case in suite.cases
-            ]
-            await run_jobs(jobs, concurrency)
+        jobs = [
+            functools.partial(_replay_into, results, suite, case, replay, progress)
+            for replay in models
+            for case in suite.cases
+        ]
+        await run_jobs(jobs, concurrency)
     order = {case.id: n for n, case in enumerate(suite.cases)}
     by_model = {model: sorted(found.values(), key=lambda r: order[r.id]) for model, found in results.items()}
     return RescoreOutcome(run=build_run_result(suite, by_model), models=models)
@@ -233,13 +211,12 @@ async def rescore_directories(
 
 async def _replay_into(
     results: dict[str, dict[str, CaseResult]],
-    client: httpx.AsyncClient,
     suite: Suite,
     case: Case,
     replay: ReplayModel,
     progress: Progress,
 ) -> None:
     progress.started(replay.model, case.id)
-    result = await replay.replay_case(client, suite, case)
+    result = await replay.replay_case(suite, case)
     results[replay.model][case.id] = result
     progress.finished(replay.model, result)

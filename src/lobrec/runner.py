@@ -1,8 +1,8 @@
-"""Running a case: steps in order through an httpx client, the retry rule, chains.
+"""Running a case: steps in order through an `Exchange`, the retry rule, chains.
 
-This is the one code path for live and replay: the client's transport decides whether answers come
-from the network (recorded as they pass) or from a cassette. The runner never sees httpx's
-exceptions; the transport turns them into `TransportFailure` / `GatewayError` / `CassetteMiss`.
+This is the one code path for live and replay: the exchange decides whether answers come from the
+network (recorded as they pass, `lobrec.transport`) or from a cassette (`lobrec.playback`); see
+`lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
 or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result; an
@@ -13,12 +13,12 @@ is the model's answer (Groq's `tool_use_failed`, see `wire.tool_use_failed`), wh
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import msgspec
 
 from lobrec.core import wire
@@ -26,7 +26,7 @@ from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
-from lobrec.transport import ELAPSED_HEADER
+from lobrec.exchange import Answer, Exchange
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 DEFAULT_TIMEOUT_S = 120.0
@@ -57,8 +57,8 @@ class _Attempts:
     calls: list[ApiCall] = field(default_factory=list)
 
 
-def _cost(response: httpx.Response) -> float | None:
-    value = response.headers.get(COST_HEADER)
+def _cost(answer: Answer) -> float | None:
+    value = answer.headers.get(COST_HEADER)
     if value is None:
         return None
     try:
@@ -70,21 +70,21 @@ def _cost(response: httpx.Response) -> float | None:
     return cost if math.isfinite(cost) and 0 <= cost <= MAX_CALL_COST_USD else None
 
 
-def _dropped(response: httpx.Response) -> list[str]:
-    value = response.headers.get(DROPPED_PARAMS_HEADER, "")
+def _dropped(answer: Answer) -> list[str]:
+    value = answer.headers.get(DROPPED_PARAMS_HEADER, "")
     return sorted({part.strip() for part in value.split(",") if part.strip()})
 
 
-def _error_message(response: httpx.Response) -> str:
+def _error_message(answer: Answer) -> str:
     """The gateway's own error message, shortened, for an errored case's reason."""
     try:
-        data: Any = response.json()
+        data: Any = json.loads(answer.body)
         message = data["error"]["message"]
         if isinstance(message, str):  # JSON may spell a lone surrogate, which nothing can encode
             return message[:200].encode("utf-8", "replace").decode("utf-8")
     except (ValueError, KeyError, TypeError):
         pass
-    return response.reason_phrase or "error"
+    return answer.reason_phrase or "error"
 
 
 class CaseErrored(Exception):
@@ -93,20 +93,19 @@ class CaseErrored(Exception):
         self.reason = reason
 
 
-async def _post_with_retries(
-    client: httpx.AsyncClient,
-    url: str,
+async def _send_with_retries(
+    exchange: Exchange,
     body: bytes,
     step: int,
     attempts: list[ApiCall],
     policy: RetryPolicy,
     sleep: Sleep,
-) -> httpx.Response:
+) -> Answer:
     tries = 1 + len(policy.delays_s)
     for attempt in range(tries):
         last = attempt == tries - 1
         try:
-            response = await client.post(url, content=body)
+            answer = await exchange.send(body)
         except TransportFailure as exc:
             attempts.append(
                 ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=exc.elapsed_ms)
@@ -118,28 +117,25 @@ async def _post_with_retries(
         except GatewayError as exc:
             attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=0.0))
             raise CaseErrored(f"step {step}: {exc}") from None
-        latency = float(response.headers.get(ELAPSED_HEADER, "0"))
         call = ApiCall(
             step=step,
             attempt=attempt,
-            status=response.status_code,
-            latency_ms=latency,
-            cost_usd=_cost(response),
-            dropped_params=_dropped(response),
+            status=answer.status,
+            latency_ms=answer.elapsed_ms,
+            cost_usd=_cost(answer),
+            dropped_params=_dropped(answer),
         )
-        if response.status_code in RETRY_STATUSES:
+        if answer.status in RETRY_STATUSES:
             attempts.append(call)
             if last:
-                raise CaseErrored(f"step {step}: the gateway answered {response.status_code} {tries} times")
+                raise CaseErrored(f"step {step}: the gateway answered {answer.status} {tries} times")
             await sleep(policy.delays_s[attempt])
             continue
-        if response.status_code != 200 and not wire.tool_use_failed(response.status_code, response.content):
+        if answer.status != 200 and not wire.tool_use_failed(answer.status, answer.body):
             attempts.append(call)
-            raise CaseErrored(
-                f"step {step}: the gateway answered {response.status_code}: {_error_message(response)}"
-            )
+            raise CaseErrored(f"step {step}: the gateway answered {answer.status}: {_error_message(answer)}")
         attempts.append(call)
-        return response
+        return answer
     raise AssertionError("unreachable")
 
 
@@ -155,8 +151,7 @@ def _next_messages(
 
 
 async def run_case(
-    client: httpx.AsyncClient,
-    url: str,
+    exchange: Exchange,
     suite: Suite,
     case: Case,
     model: str,
@@ -188,11 +183,11 @@ async def run_case(
     for index, step in enumerate(case.steps):
         body = wire.request_body(model, messages, offered)
         try:
-            response = await _post_with_retries(client, url, body, index, attempts, policy, sleep)
+            answer = await _send_with_retries(exchange, body, index, attempts, policy, sleep)
             reply = (
-                wire.parse_tool_use_failed(response.content)
-                if wire.tool_use_failed(response.status_code, response.content)
-                else wire.parse_completion(response.content)
+                wire.parse_tool_use_failed(answer.body)
+                if wire.tool_use_failed(answer.status, answer.body)
+                else wire.parse_completion(answer.body)
             )
         except CaseErrored as exc:
             return result("errored", exc.reason)

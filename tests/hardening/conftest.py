@@ -44,7 +44,7 @@ from lobrec.errors import SuiteError
 from lobrec.fakegateway import answer
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
-from lobrec.transport import CassetteTransport, new_for_recording, save, using
+from lobrec.transport import LiveLink, new_for_recording, save
 from tests.e2e import conftest as e2e
 from tests.e2e.conftest import FakeGatewayProcess, running_gateway
 
@@ -119,14 +119,12 @@ async def record_with_handler(
         finished_at="2026-10-21T00:00:00+00:00",
     )
     results = []
-    transport = CassetteTransport(httpx.MockTransport(handler))
-    async with httpx.AsyncClient(transport=transport) as client:
+    async with LiveLink(httpx.MockTransport(handler), MOCK_URL) as link:
         for case in suite.cases:
             if case_ids and case.id not in case_ids:
                 continue
             cassette = new_for_recording(directory / case_file_name(case.id))
-            with using(cassette):
-                results.append(await run_case(client, MOCK_URL, suite, case, model, sleep=no_sleep))
+            results.append(await run_case(link.recording_into(cassette), suite, case, model, sleep=no_sleep))
             save(cassette)
             manifest.cases[case.id] = ManifestCase(fingerprint=case_fingerprint(suite, case))
     save_manifest(directory, manifest)

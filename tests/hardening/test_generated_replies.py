@@ -7,7 +7,7 @@ names of real and made-up tools, arguments that are JSON of any kind, or not JSO
 - core: `wire.parse_completion` either gives a `Reply` or raises `GatewayError` (the case would be
   errored); `judge_step` then judges it against every step of every case without raising, and the
   verdict, and the chain's next request, encode (the results file and the wire can hold them);
-- runner: `run_case` over `httpx.MockTransport` inside `CassetteTransport`, with generated statuses
+- runner: `run_case` through `LiveLink` over `httpx.MockTransport`, with generated statuses
   and bodies, ends every case scored or errored-with-a-reason; the run's metrics and results file
   build; and replaying the recorded cassette gives the identical case result.
 """
@@ -30,10 +30,11 @@ from lobrec.core.judge import judge_step
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.core.suite import CallStep, Suite
 from lobrec.errors import GatewayError
+from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.replay import build_run_result
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
-from lobrec.transport import CassetteTransport, new_for_recording, open_for_replay, save, using
+from lobrec.transport import LiveLink, new_for_recording, save
 from tests.e2e.conftest import build_small_suite
 from tests.hardening.conftest import MOCK_URL, real_suite_path
 
@@ -190,12 +191,11 @@ def check_result(result: CaseResult) -> None:
 
 
 async def run_all(served: list[tuple[int, bytes]]) -> list[CaseResult]:
-    transport = CassetteTransport(httpx.MockTransport(handler(served)))
     results = []
-    async with httpx.AsyncClient(transport=transport) as client:
+    async with LiveLink(httpx.MockTransport(handler(served)), MOCK_URL) as link:
         for case in SUITE.cases:
-            with using(new_for_recording(Path("unused.json"))):
-                results.append(await run_case(client, MOCK_URL, SUITE, case, MODEL, sleep=no_sleep))
+            exchange = link.recording_into(new_for_recording(Path("unused.json")))
+            results.append(await run_case(exchange, SUITE, case, MODEL, sleep=no_sleep))
     return results
 
 
@@ -218,14 +218,11 @@ async def record_and_replay(
 ) -> tuple[CaseResult, CaseResult]:
     case = SUITE.cases[case_index]
     path = root / f"{case.id}.json"
-    async with httpx.AsyncClient(transport=CassetteTransport(httpx.MockTransport(handler(served)))) as client:
+    async with LiveLink(httpx.MockTransport(handler(served)), MOCK_URL) as link:
         cassette = new_for_recording(path)
-        with using(cassette):
-            live = await run_case(client, MOCK_URL, SUITE, case, MODEL, sleep=no_sleep)
+        live = await run_case(link.recording_into(cassette), SUITE, case, MODEL, sleep=no_sleep)
         save(cassette)
-    async with httpx.AsyncClient(transport=CassetteTransport(None)) as client:
-        with using(open_for_replay(path)):
-            replayed = await run_case(client, MOCK_URL, SUITE, case, MODEL, sleep=no_sleep)
+    replayed = await run_case(ReplayExchange(open_for_replay(path)), SUITE, case, MODEL, sleep=no_sleep)
     return live, replayed
 
 

@@ -235,7 +235,7 @@ ROWS: list[Hostile] = [
     Hostile(
         "elapsed header that is empty",
         _edit(_first_response("headers", "x-lobrec-elapsed-ms", value=[])),
-        "step 0: {file}: a recorded response cannot be replayed: list index out of range",
+        "step 0: {file}: a recorded response cannot be replayed: x-lobrec-elapsed-ms has 0 values, not one",
         "{file}: $.interactions[0].response.headers.x-lobrec-elapsed-ms: [] is not a duration in ms",
     ),
     Hostile(

@@ -16,7 +16,8 @@ import httpx
 import pytest
 
 from lobrec.errors import GatewayError
-from lobrec.transport import CassetteTransport, holds_secret, new_for_recording, save, using
+from lobrec.exchange import Answer
+from lobrec.transport import LiveLink, holds_secret, new_for_recording, save
 
 KEY = "lsk-canary/RT+4471=zz-9d3f"
 URL = "http://127.0.0.1:9/v1/chat/completions"
@@ -44,18 +45,16 @@ def _raw(
     return handle
 
 
-def _exchange(handler: Callable[[httpx.Request], httpx.Response], path: Path) -> httpx.Response | str:
-    async def go() -> httpx.Response | str:
-        transport = CassetteTransport(httpx.MockTransport(handler), secrets=(KEY,))
+def _exchange(handler: Callable[[httpx.Request], httpx.Response], path: Path) -> Answer | str:
+    async def go() -> Answer | str:
         cassette = new_for_recording(path)
-        async with httpx.AsyncClient(transport=transport) as client:
-            with using(cassette):
-                try:
-                    return await client.post(URL, content=b"{}")
-                except GatewayError as exc:
-                    return str(exc)
-                finally:
-                    save(cassette)
+        async with LiveLink(httpx.MockTransport(handler), URL, secrets=(KEY,)) as link:
+            try:
+                return await link.recording_into(cassette).send(b"{}")
+            except GatewayError as exc:
+                return str(exc)
+            finally:
+                save(cassette)
 
     return asyncio.run(go())
 
@@ -92,7 +91,7 @@ def test_an_error_answer_and_its_reason_phrase_are_recorded_without_the_key(
     reason = f"Unauthorized Bearer {KEY}".encode()
     response = _exchange(_raw(error.encode(), status=401, reason=reason), path)
 
-    assert isinstance(response, httpx.Response) and response.status_code == 401
+    assert isinstance(response, Answer) and response.status == 401
     recorded = path.read_bytes()
     assert not holds_secret(recorded, (KEY.encode(),))
     (interaction,) = json.loads(recorded)["interactions"]
@@ -103,4 +102,4 @@ def test_an_answer_without_the_key_is_kept_byte_for_byte(tmp_path: Path) -> None
     path = tmp_path / "c.json"
     body = _body("lsk-canary alone is not the key")
     response = _exchange(_raw(body), path)
-    assert isinstance(response, httpx.Response) and response.content == body
+    assert isinstance(response, Answer) and response.body == body

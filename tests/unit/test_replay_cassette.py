@@ -21,7 +21,8 @@ from vcr.request import Request as VcrRequest
 
 from lobrec.cassettes import CassetteFile, encode_pretty
 from lobrec.errors import CassetteError
-from lobrec.transport import MATCH_ON, MsgspecSerializer, ReplayCassette, SafePersister, open_for_replay
+from lobrec.playback import ReplayCassette, open_for_replay
+from lobrec.transport import MATCH_ON, MsgspecSerializer, SafePersister
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "cassettes"
