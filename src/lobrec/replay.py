@@ -15,13 +15,23 @@ every rate and listed so they can be recorded again with `lobrec record --model 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-import functools
+import multiprocessing
+import multiprocessing.context
+import os
+import signal
 import socket
-from collections.abc import Iterator
+import sys
+import threading
+from collections import Counter
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 from lobrec.cassettes import (
     Manifest,
@@ -33,11 +43,13 @@ from lobrec.cassettes import (
     model_from_dir_name,
 )
 from lobrec.core.metrics import model_result
-from lobrec.core.results import CaseResult, RunResult, SuiteRef
+from lobrec.core.results import CaseResult, ModelResult, RunResult, SuiteRef
 from lobrec.core.suite import SEMVER, Case, Suite
 from lobrec.errors import CassetteError
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.runner import Progress, no_sleep, run_case, run_jobs, temperature_ignored
+from lobrec.runner import Progress, no_sleep, run_case, temperature_ignored
+
+T = TypeVar("T")
 
 
 class NetworkShut(RuntimeError):
@@ -160,15 +172,28 @@ class RescoreOutcome:
     models: list[ReplayModel] = field(default_factory=list)
 
 
+def default_jobs() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 async def rescore(
-    suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8
+    suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8, jobs: int = 1
 ) -> RescoreOutcome:
     """Re-judge every model directory under `root`."""
-    return await rescore_directories(suite, model_directories(root), progress, concurrency)
+    return await rescore_directories(suite, model_directories(root), progress, concurrency, jobs)
 
 
 async def rescore_against(
-    suite: Suite, old: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8
+    suite: Suite,
+    old: Suite,
+    root: Path,
+    progress: Progress | None = None,
+    concurrency: int = 8,
+    jobs: int = 1,
 ) -> RescoreOutcome:
     """Re-judge under `suite` and under `old`; the run is `suite`'s with a `suite_changes` section.
 
@@ -179,44 +204,156 @@ async def rescore_against(
     from lobrec.core.suitechanges import suite_changes
     from lobrec.core.suitediff import diff_suites
 
-    outcome = await rescore(suite, root, progress, concurrency)
-    before = await rescore(old, root, None, concurrency)
+    outcome = await rescore(suite, root, progress, concurrency, jobs)
+    before = await rescore(old, root, None, concurrency, jobs)
     changes = suite_changes(diff_suites(old, suite), before.run, outcome.run)
     outcome.run = msgspec.structs.replace(outcome.run, suite_changes=changes)
     return outcome
 
 
 async def rescore_directories(
-    suite: Suite, directories: list[Path], progress: Progress | None = None, concurrency: int = 8
+    suite: Suite,
+    directories: list[Path],
+    progress: Progress | None = None,
+    concurrency: int = 8,
+    jobs: int = 1,
 ) -> RescoreOutcome:
-    """Re-judge the given model directories (each holding a manifest)."""
+    """Re-judge the given model directories (each holding a manifest).
+
+    `jobs` > 1 spreads the directories over that many processes (never more than there are
+    directories); the results are the same as with one. `concurrency` is kept for callers: replay
+    never waits on anything, so its cases run one after another, which is fastest.
+    """
+    del concurrency
     progress = progress or Progress()
     models = [open_model_directory(directory, suite) for directory in directories]
-    fingerprints: dict[str, str] = {}
-    for replay in models:
-        replay.fingerprints = fingerprints
-    results: dict[str, dict[str, CaseResult]] = {m.model: {} for m in models}
+    if jobs > 1 and len(models) > 1:
+        run = await _replay_in_processes(suite, models, progress, jobs)
+    else:
+        run = build_run_result(suite, _by_model(suite, models, await _replay_here(suite, models, progress)))
+    return RescoreOutcome(run=run, models=models)
 
-    with sockets_shut():
-        jobs = [
-            functools.partial(_replay_into, results, suite, case, replay, progress)
-            for replay in models
-            for case in suite.cases
-        ]
-        await run_jobs(jobs, concurrency)
+
+def _by_model(
+    suite: Suite, models: list[ReplayModel], replayed: list[list[CaseResult]]
+) -> dict[str, list[CaseResult]]:
+    """Each model's cases in suite order; two directories of one model share one list (the later
+    directory's result of a case wins)."""
+    results: dict[str, dict[str, CaseResult]] = {}
+    for replay, cases in zip(models, replayed, strict=True):
+        results.setdefault(replay.model, {}).update((case.id, case) for case in cases)
     order = {case.id: n for n, case in enumerate(suite.cases)}
-    by_model = {model: sorted(found.values(), key=lambda r: order[r.id]) for model, found in results.items()}
-    return RescoreOutcome(run=build_run_result(suite, by_model), models=models)
+    return {model: sorted(found.values(), key=lambda r: order[r.id]) for model, found in results.items()}
 
 
-async def _replay_into(
-    results: dict[str, dict[str, CaseResult]],
-    suite: Suite,
-    case: Case,
-    replay: ReplayModel,
-    progress: Progress,
-) -> None:
-    progress.started(replay.model, case.id)
-    result = await replay.replay_case(suite, case)
-    results[replay.model][case.id] = result
-    progress.finished(replay.model, result)
+def _drive(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run a replay coroutine to its end at once: replay awaits nothing real (answers come from
+    memory, retries do not sleep), so the event loop's scheduling would only add cost."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    coroutine.close()
+    raise RuntimeError("replay awaited something: it must never wait on I/O")
+
+
+def _replay_model(suite: Suite, replay: ReplayModel, progress: Progress) -> list[CaseResult]:
+    results = []
+    for case in suite.cases:
+        progress.started(replay.model, case.id)
+        result = _drive(replay.replay_case(suite, case))
+        results.append(result)
+        progress.finished(replay.model, result)
+    return results
+
+
+async def _replay_here(suite: Suite, models: list[ReplayModel], progress: Progress) -> list[list[CaseResult]]:
+    fingerprints: dict[str, str] = {}
+    replayed: list[list[CaseResult]] = []
+    with sockets_shut():
+        for replay in models:
+            replay.fingerprints = fingerprints
+            replayed.append(_replay_model(suite, replay, progress))
+            await asyncio.sleep(0)  # between directories, a signal handler (Ctrl-C) may run
+    return replayed
+
+
+# --- several processes -----------------------------------------------------------------------------
+
+_worker_suite: Suite | None = None
+_worker_fingerprints: dict[str, str] = {}
+_model_result = msgspec.msgpack.Decoder(ModelResult)
+
+
+def _start_worker(suite: Suite) -> None:
+    """A worker keeps the suite and the case fingerprints for every directory it replays; Ctrl-C
+    is the parent's to handle (it cancels what is left)."""
+    global _worker_suite
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_suite = suite
+    _worker_fingerprints.clear()
+
+
+def _replay_in_worker(replay: ReplayModel) -> tuple[list[str], bytes]:
+    """One directory in a worker: its unreadable cases and its model's entry in the results, metrics
+    included (msgpack: Structs go across faster that way than pickled)."""
+    suite = _worker_suite
+    assert suite is not None
+    replay.fingerprints = _worker_fingerprints
+    with sockets_shut():
+        (cases,) = _by_model(suite, [replay], [_replay_model(suite, replay, Progress())]).values()
+    return replay.unreadable, msgspec.msgpack.encode(
+        model_result(suite, replay.model, cases, temperature_ignored(cases))
+    )
+
+
+def _process_context() -> multiprocessing.context.BaseContext:
+    """fork when it is safe (cheapest: nothing to import again); otherwise a fresh interpreter."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and (sys.version_info < (3, 12) or threading.active_count() == 1):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+async def _replay_in_processes(
+    suite: Suite, models: list[ReplayModel], progress: Progress, jobs: int
+) -> RunResult:
+    """Each directory in a worker, metrics included; a model with two directories (two spellings of
+    one name) is put together here, as `_by_model` does in one process."""
+    loop = asyncio.get_running_loop()
+    entries: list[ModelResult | None] = [None] * len(models)
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(models)),
+        mp_context=_process_context(),
+        initializer=_start_worker,
+        initargs=(suite,),
+    )
+    try:
+        pending = {
+            loop.run_in_executor(pool, _replay_in_worker, replay): index
+            for index, replay in enumerate(models)
+        }
+        while pending:
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for future in done:
+                index = pending.pop(future)
+                unreadable, encoded = future.result()
+                replay = models[index]
+                replay.unreadable.extend(unreadable)
+                entry = entries[index] = _model_result.decode(encoded)
+                for case in entry.cases:
+                    progress.started(replay.model, case.id)
+                    progress.finished(replay.model, case)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    finished = [entry for entry in entries if entry is not None]
+    names = Counter(replay.model for replay in models)
+    single = {entry.model: entry for entry in finished if names[entry.model] == 1}
+    shared = [replay for replay in models if names[replay.model] > 1]
+    if shared:
+        cases = [entry.cases for entry in finished if names[entry.model] > 1]
+        for model, merged in _by_model(suite, shared, cases).items():
+            single[model] = model_result(suite, model, merged, temperature_ignored(merged))
+    return RunResult(
+        suite=SuiteRef(name=suite.name, version=suite.version), models=[single[m] for m in sorted(single)]
+    )
