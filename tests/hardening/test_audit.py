@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from lobrec.audit import audit
 from lobrec.cassettes import model_dir_name
-from lobrec.cli_audit import audit_command
+from lobrec.cli.audit import audit_command
 from lobrec.core.suite import Suite
 from lobrec.gateway import Gateway
 from lobrec.recording import RecordOptions, record

@@ -11,7 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lobrec.cli_fake import fake_gateway_command
+from lobrec.cli.fake import fake_gateway_command
 from lobrec.core.suite import (
     CallStep,
     Case,

@@ -17,7 +17,7 @@ import msgspec
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cli_suite import suite_app
+from lobrec.cli.suite import suite_app
 from lobrec.core.suite import Suite, encode_suite
 from lobrec.core.suitecheck import check_suite, reference_reply, summary
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cli_suite import suite_app
+from lobrec.cli.suite import suite_app
 from lobrec.core.suite import encode_suite
 from lobrec.core.suitediff import diff_suites, version_bump
 from tests.unit.test_suitecheck import BASE, _sample, _suite

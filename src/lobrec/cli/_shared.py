@@ -1,8 +1,10 @@
-"""The `lobrec` command: parse, call, render, exit.
+"""What every `lobrec` command shares: exit codes, the one printer, errors, reports, options.
 
-Heavy modules (httpx, vcrpy, rich) are imported inside the commands that need them, so that
-`lobrec --help` and `lobrec --version` start fast. Reports go to stdout, progress and errors to
-stderr, so `lobrec rescore cassettes/ --markdown - > report.md` works.
+Command modules (`record`, `rescore`, `audit`, `diff`, `suite`, `fake`) import from here and
+from nowhere else in `lobrec.cli`, so the package has no import cycle. Heavy modules (httpx,
+vcrpy, rich, asyncio) are imported inside the functions that need them, so that `lobrec --help`
+and `lobrec --version` start fast. Reports go to stdout, progress and errors to stderr, so
+`lobrec rescore cassettes/ --markdown - > report.md` works.
 """
 
 from __future__ import annotations
@@ -17,21 +19,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from lobrec import __version__
-
 if TYPE_CHECKING:
     from lobrec.core.results import RunResult
 
 T = TypeVar("T")
-
-app = typer.Typer(
-    name="lobrec",
-    help="Record and replay tool-calling evaluations through the Lobstack gateway.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
 
 
 class Exit(enum.IntEnum):
@@ -43,21 +34,6 @@ class Exit(enum.IntEnum):
     GATEWAY = 3
     INCOMPLETE = 4
     INTERRUPTED = 130
-
-
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"lobrec {__version__}")
-        raise typer.Exit(Exit.OK)
-
-
-@app.callback()
-def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
-    ),
-) -> None:
-    """Record and replay tool-calling evaluations through the Lobstack gateway."""
 
 
 def say(message: str) -> None:
@@ -101,7 +77,7 @@ class Interrupted(Exception):
     """SIGINT/SIGTERM cancelled a run outside the part that keeps what finished (`run_jobs`)."""
 
 
-def _run_async(coro: Coroutine[Any, Any, T]) -> T:
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine; SIGINT/SIGTERM cancel it so it can keep what finished and stop cleanly.
 
     A signal that lands before or after the cases run (opening the client, replaying the rest,
@@ -137,7 +113,7 @@ def _run_async(coro: Coroutine[Any, Any, T]) -> T:
         raise
 
 
-def _load_runnable_suite(path: Path | None) -> Any:
+def load_runnable_suite(path: Path | None) -> Any:
     """Load the suite for `record` or `rescore`, refusing one with a case no model could pass.
 
     Decoding already names the file and JSON path of a syntax error, a wrong type or an unknown
@@ -206,7 +182,7 @@ def os_error_line(exc: OSError) -> str:
 
 
 @contextlib.contextmanager
-def _interruptible_reports() -> Iterator[None]:
+def interruptible_reports() -> Iterator[None]:
     """Once the event loop is gone, SIGTERM is fatal by default and SIGINT a traceback; while the
     reports are written both end the command as an interrupted run instead."""
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -219,7 +195,7 @@ def _interruptible_reports() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _emit_reports(
+def emit_reports(
     run: RunResult,
     suite: Any,
     json_out: str | None,
@@ -263,129 +239,7 @@ FailUnder = Annotated[
 ]
 
 
-@app.command()
-def record(
-    model: list[str] = typer.Option(..., "--model", "-m", help="Model to evaluate; repeat for several."),
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API)."
-    ),
-    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Directory for cassettes."),
-    json_out: JsonOut = None,
-    markdown_out: MarkdownOut = None,
-    html_out: HtmlOut = None,
-    fail_under: FailUnder = None,
-    case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
-    missing: bool = typer.Option(
-        False, "--missing", help="Record only cases with no cassette yet, or a stale one."
-    ),
-    concurrency: int = typer.Option(
-        8, "--concurrency", min=1, max=256, help="Cases in flight at once, all models together."
-    ),
-    suite_path: SuitePath = None,
-    timeout: float = typer.Option(
-        120.0, "--timeout", min=0.01, help="Seconds without an answer before a request fails."
-    ),
-    retry_delays: str = typer.Option(
-        "1,2,4", "--retry-delays", help="Seconds between the retries (tests shrink these)."
-    ),
-) -> None:
-    """Run the suite against the gateway, judge every case, and record cassettes."""
-    from lobrec.errors import LobrecError
-    from lobrec.gateway import resolve_gateway
-    from lobrec.recording import RecordOptions
-    from lobrec.recording import record as record_run
-    from lobrec.reports.progress import RunProgress
-    from lobrec.runner import RetryPolicy
-
-    delays = parse_delays(retry_delays)
-    if cassettes.exists() and not cassettes.is_dir():
-        raise fail(f"--cassettes {cassettes}: is a file, not a folder")
-    resume = _resume_command(model, base_url, cassettes, suite_path, case)
-    try:
-        suite = _load_runnable_suite(suite_path)
-        gateway = resolve_gateway(base_url)
-        options = RecordOptions(
-            models=list(dict.fromkeys(model)),
-            cassettes=cassettes,
-            case_ids=case,
-            missing=missing,
-            concurrency=concurrency,
-            policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
-        )
-        with RunProgress("recording", total=None) as progress:
-            outcome = _run_async(record_run(suite, gateway, options, progress))
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(os_error_line(exc)) from None
-    except Interrupted:
-        raise fail(
-            f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
-        ) from None
-    with _interruptible_reports():
-        _emit_reports(
-            outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True, partial=bool(case)
-        )
-    for line in errored_summary(outcome.run):
-        say(line)
-    done = sum(len(ids) for ids in outcome.recorded.values())
-    if outcome.interrupted:
-        say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
-        raise typer.Exit(Exit.INTERRUPTED)
-    if any(not m.has_scores for m in outcome.run.models):
-        raise typer.Exit(Exit.GATEWAY)
-    _check_threshold(outcome.run, fail_under)
-
-
-@app.command()
-def rescore(
-    cassettes_dir: Path = typer.Argument(..., help="Directory of model cassette directories."),
-    suite_path: SuitePath = None,
-    json_out: JsonOut = None,
-    markdown_out: MarkdownOut = None,
-    html_out: HtmlOut = None,
-    fail_under: FailUnder = None,
-    allow_stale: bool = typer.Option(
-        False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
-    ),
-    against: Path | None = typer.Option(
-        None,
-        "--against",
-        help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
-    ),
-) -> None:
-    """Re-judge recorded cassettes offline: no key, no network."""
-    from lobrec.errors import LobrecError
-    from lobrec.replay import rescore as rescore_run
-    from lobrec.replay import rescore_against
-    from lobrec.reports.progress import RunProgress
-
-    try:
-        suite = _load_runnable_suite(suite_path)
-        old = _load_runnable_suite(against) if against is not None else None
-        with RunProgress("rescoring", total=None) as progress:
-            if old is None:
-                outcome = _run_async(rescore_run(suite, cassettes_dir, progress))
-            else:
-                outcome = _run_async(rescore_against(suite, old, cassettes_dir, progress))
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
-    except Interrupted:
-        raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
-    with _interruptible_reports():
-        _emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
-    for line in errored_summary(outcome.run):
-        say(line)
-    incomplete = _incomplete_summary(outcome, cassettes_dir, suite_path)
-    if incomplete:
-        for line in incomplete:
-            say(line)
-        if not allow_stale:
-            raise typer.Exit(Exit.INCOMPLETE)
-    _check_threshold(outcome.run, fail_under)
-
-
-def _resume_command(
+def resume_command(
     models: list[str],
     base_url: str | None,
     cassettes: Path,
@@ -432,7 +286,7 @@ def errored_summary(run: RunResult) -> list[str]:
     return lines
 
 
-def _check_threshold(run: RunResult, fail_under: float | None) -> None:
+def check_threshold(run: RunResult, fail_under: float | None) -> None:
     """Exit 1, naming the models, when any scored model's overall rate is below `fail_under`."""
     if fail_under is None:
         return
@@ -443,52 +297,3 @@ def _check_threshold(run: RunResult, fail_under: float | None) -> None:
         names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
         typer.echo(f"lobrec: overall score below {fail_under:g}%: {names}", err=True)
         raise typer.Exit(Exit.BELOW_THRESHOLD)
-
-
-def _incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
-    """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it.
-
-    An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
-    cases are named with `--case`, which records them whatever their file holds.
-    """
-    lines = []
-    unreadable = {m.model: m.unreadable for m in outcome.models}
-    whole = {m.model for m in outcome.models if m.problem is not None}
-    for result in outcome.run.models:
-        if result.model in whole:  # the manifest itself is unusable: record the model again
-            fix = _resume_command([result.model], None, cassettes, suite_path, [], missing=False)
-            lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
-            continue
-        redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
-        bad = unreadable.get(result.model, [])
-        if not redo and not bad:
-            continue
-        parts = []
-        if redo:
-            parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
-        if bad:
-            parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
-        fix = [_resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
-        if bad:
-            fix.append(_resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
-        lines.append(f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fix))
-    return lines
-
-
-def _register_subcommands() -> None:
-    from lobrec.cli_audit import audit_command
-    from lobrec.cli_diff import diff_command
-    from lobrec.cli_fake import fake_gateway_command
-    from lobrec.cli_suite import suite_app
-
-    app.add_typer(suite_app, name="suite", help="Check or show the suite.")
-    app.command("diff")(diff_command)
-    app.command("audit")(audit_command)
-    app.command("fake-gateway")(fake_gateway_command)
-
-
-_register_subcommands()
-
-
-def main() -> None:
-    app()

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from lobrec.cli._shared import Exit, fail
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -31,7 +33,6 @@ REQUEST_WIDTH = 60
 
 
 def _load(path: Path | None) -> Suite:
-    from lobrec.cli import fail
     from lobrec.errors import SuiteError
     from lobrec.suite_file import load_suite
 
@@ -52,7 +53,6 @@ def check(
 
     With --against OLD, first exit 1 with one line when the version is not the bump the changes need.
     """
-    from lobrec.cli import Exit, fail
     from lobrec.core.suitecheck import check_suite, summary
     from lobrec.core.suitediff import bump_problem, diff_suites
 
@@ -121,7 +121,6 @@ def show(
     """List the cases (id, group, request, expected tools per step), or show one case in full."""
     from rich.console import Console
 
-    from lobrec.cli import fail
     from lobrec.core.suite import GROUPS
 
     suite = _load(path)

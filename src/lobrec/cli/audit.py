@@ -12,6 +12,8 @@ from pathlib import Path
 
 import typer
 
+from lobrec.cli._shared import fail
+
 FINDINGS_EXIT = 1
 """Like a linter: 1 means "look at what was printed"."""
 
@@ -27,7 +29,6 @@ def audit_command(
 ) -> None:
     """Scan cassettes for credentials and for files that are not well-formed cassettes."""
     from lobrec.audit import audit
-    from lobrec.cli import fail
     from lobrec.errors import LobrecError
     from lobrec.gateway import KEY_ENV
     from lobrec.reports._format import printable

@@ -1,7 +1,7 @@
 """`lobrec fake-gateway`: serve the fake Lobstack gateway until stopped.
 
-Kept apart from `cli.py` so that `python -m lobrec.fakegateway` can run the same command (same
-options, same messages) without importing the rest of the CLI.
+`python -m lobrec.fakegateway` runs this same function with `typer.run`, so both ways of starting
+the fake take the same options and print the same messages.
 """
 
 from __future__ import annotations
@@ -13,13 +13,8 @@ from types import FrameType
 
 import typer
 
+from lobrec.cli._shared import Exit
 from lobrec.errors import ConfigError, LobrecError
-
-
-def _exit_code_bad_input() -> int:
-    from lobrec.cli import Exit  # imported late: cli.py imports this module
-
-    return int(Exit.BAD_INPUT)
 
 
 def _stop_on_sigterm() -> None:
@@ -65,12 +60,12 @@ def fake_gateway_command(
         )
     except LobrecError as exc:
         typer.echo(f"{type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(_exit_code_bad_input()) from None
+        raise typer.Exit(Exit.BAD_INPUT) from None
     try:
         gateway.bind()
     except OSError as exc:
         typer.echo(f"ConfigError: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(_exit_code_bad_input()) from None
+        raise typer.Exit(Exit.BAD_INPUT) from None
     typer.echo(f"fake gateway listening on {gateway.url}")
     _stop_on_sigterm()
     with contextlib.suppress(KeyboardInterrupt):

@@ -1,7 +1,7 @@
 """`lobrec diff A B`: compare two recordings case by case, with an exact McNemar test.
 
 Each side is a model's cassette directory (re-judged offline, as `rescore` would) or a results JSON
-file holding one model. Kept apart from `cli.py` so the command's loading rules live in one place.
+file holding one model.
 """
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
+
+from lobrec.cli._shared import Exit, fail, report_console, write_report
 
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult
@@ -59,7 +61,6 @@ def diff_command(
     ),
 ) -> None:
     """Compare two recordings case by case: flips, metric deltas, exact McNemar p-value."""
-    from lobrec.cli import Exit, fail, report_console, write_report
     from lobrec.core.compare import compare
     from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_markdown

@@ -1,0 +1,58 @@
+"""The `lobrec` command: parse, call, render, exit.
+
+This module only builds the typer app and registers the commands; each command lives in its own
+module and takes what it shares with the others from `_shared`, never from here or from each
+other (tests/unit/test_cli_imports.py holds that), so importing any one of them is cycle-free.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from lobrec import __version__
+from lobrec.cli._shared import Exit
+from lobrec.cli.audit import audit_command
+from lobrec.cli.diff import diff_command
+from lobrec.cli.fake import fake_gateway_command
+from lobrec.cli.record import record_command
+from lobrec.cli.rescore import rescore_command
+from lobrec.cli.suite import suite_app
+
+__all__ = ["Exit", "app", "main"]
+
+app = typer.Typer(
+    name="lobrec",
+    help="Record and replay tool-calling evaluations through the Lobstack gateway.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"lobrec {__version__}")
+        raise typer.Exit(Exit.OK)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Record and replay tool-calling evaluations through the Lobstack gateway."""
+
+
+app.command("record")(record_command)
+app.command("rescore")(rescore_command)
+app.add_typer(suite_app, name="suite", help="Check or show the suite.")
+app.command("diff")(diff_command)
+app.command("audit")(audit_command)
+app.command("fake-gateway")(fake_gateway_command)
+
+
+def main() -> None:
+    """The `lobrec` console script (pyproject.toml names `lobrec.cli:main`)."""
+    app()

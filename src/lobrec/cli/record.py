@@ -1,0 +1,101 @@
+"""`lobrec record`: run the suite against the gateway, judge every case, keep the cassettes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from lobrec.cli._shared import (
+    Exit,
+    FailUnder,
+    HtmlOut,
+    Interrupted,
+    JsonOut,
+    MarkdownOut,
+    SuitePath,
+    check_threshold,
+    emit_reports,
+    errored_summary,
+    fail,
+    interruptible_reports,
+    load_runnable_suite,
+    os_error_line,
+    parse_delays,
+    resume_command,
+    run_async,
+    say,
+)
+
+
+def record_command(
+    model: list[str] = typer.Option(..., "--model", "-m", help="Model to evaluate; repeat for several."),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API)."
+    ),
+    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Directory for cassettes."),
+    json_out: JsonOut = None,
+    markdown_out: MarkdownOut = None,
+    html_out: HtmlOut = None,
+    fail_under: FailUnder = None,
+    case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
+    missing: bool = typer.Option(
+        False, "--missing", help="Record only cases with no cassette yet, or a stale one."
+    ),
+    concurrency: int = typer.Option(
+        8, "--concurrency", min=1, max=256, help="Cases in flight at once, all models together."
+    ),
+    suite_path: SuitePath = None,
+    timeout: float = typer.Option(
+        120.0, "--timeout", min=0.01, help="Seconds without an answer before a request fails."
+    ),
+    retry_delays: str = typer.Option(
+        "1,2,4", "--retry-delays", help="Seconds between the retries (tests shrink these)."
+    ),
+) -> None:
+    """Run the suite against the gateway, judge every case, and record cassettes."""
+    from lobrec.errors import LobrecError
+    from lobrec.gateway import resolve_gateway
+    from lobrec.recording import RecordOptions
+    from lobrec.recording import record as record_run
+    from lobrec.reports.progress import RunProgress
+    from lobrec.runner import RetryPolicy
+
+    delays = parse_delays(retry_delays)
+    if cassettes.exists() and not cassettes.is_dir():
+        raise fail(f"--cassettes {cassettes}: is a file, not a folder")
+    resume = resume_command(model, base_url, cassettes, suite_path, case)
+    try:
+        suite = load_runnable_suite(suite_path)
+        gateway = resolve_gateway(base_url)
+        options = RecordOptions(
+            models=list(dict.fromkeys(model)),
+            cassettes=cassettes,
+            case_ids=case,
+            missing=missing,
+            concurrency=concurrency,
+            policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
+        )
+        with RunProgress("recording", total=None) as progress:
+            outcome = run_async(record_run(suite, gateway, options, progress))
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(os_error_line(exc)) from None
+    except Interrupted:
+        raise fail(
+            f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
+        ) from None
+    with interruptible_reports():
+        emit_reports(
+            outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True, partial=bool(case)
+        )
+    for line in errored_summary(outcome.run):
+        say(line)
+    done = sum(len(ids) for ids in outcome.recorded.values())
+    if outcome.interrupted:
+        say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
+        raise typer.Exit(Exit.INTERRUPTED)
+    if any(not m.has_scores for m in outcome.run.models):
+        raise typer.Exit(Exit.GATEWAY)
+    check_threshold(outcome.run, fail_under)

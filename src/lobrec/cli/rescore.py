@@ -1,0 +1,104 @@
+"""`lobrec rescore`: re-judge recorded cassettes offline, and say which cases need recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lobrec.cli._shared import (
+    Exit,
+    FailUnder,
+    HtmlOut,
+    Interrupted,
+    JsonOut,
+    MarkdownOut,
+    SuitePath,
+    check_threshold,
+    emit_reports,
+    errored_summary,
+    fail,
+    interruptible_reports,
+    load_runnable_suite,
+    resume_command,
+    run_async,
+    say,
+)
+
+
+def rescore_command(
+    cassettes_dir: Path = typer.Argument(..., help="Directory of model cassette directories."),
+    suite_path: SuitePath = None,
+    json_out: JsonOut = None,
+    markdown_out: MarkdownOut = None,
+    html_out: HtmlOut = None,
+    fail_under: FailUnder = None,
+    allow_stale: bool = typer.Option(
+        False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
+    ),
+    against: Path | None = typer.Option(
+        None,
+        "--against",
+        help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
+    ),
+) -> None:
+    """Re-judge recorded cassettes offline: no key, no network."""
+    from lobrec.errors import LobrecError
+    from lobrec.replay import rescore as rescore_run
+    from lobrec.replay import rescore_against
+    from lobrec.reports.progress import RunProgress
+
+    try:
+        suite = load_runnable_suite(suite_path)
+        old = load_runnable_suite(against) if against is not None else None
+        with RunProgress("rescoring", total=None) as progress:
+            if old is None:
+                outcome = run_async(rescore_run(suite, cassettes_dir, progress))
+            else:
+                outcome = run_async(rescore_against(suite, old, cassettes_dir, progress))
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    except Interrupted:
+        raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
+    with interruptible_reports():
+        emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+    for line in errored_summary(outcome.run):
+        say(line)
+    incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
+    if incomplete:
+        for line in incomplete:
+            say(line)
+        if not allow_stale:
+            raise typer.Exit(Exit.INCOMPLETE)
+    check_threshold(outcome.run, fail_under)
+
+
+def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
+    """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it.
+
+    An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
+    cases are named with `--case`, which records them whatever their file holds.
+    """
+    lines = []
+    unreadable = {m.model: m.unreadable for m in outcome.models}
+    whole = {m.model for m in outcome.models if m.problem is not None}
+    for result in outcome.run.models:
+        if result.model in whole:  # the manifest itself is unusable: record the model again
+            fix = resume_command([result.model], None, cassettes, suite_path, [], missing=False)
+            lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
+            continue
+        redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
+        bad = unreadable.get(result.model, [])
+        if not redo and not bad:
+            continue
+        parts = []
+        if redo:
+            parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
+        if bad:
+            parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
+        fix = [resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
+        if bad:
+            fix.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
+        lines.append(f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fix))
+    return lines
