@@ -42,21 +42,29 @@ def rescore_command(
         "--against",
         help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
     ),
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        min=1,
+        metavar="N",
+        help="Processes to spread the model folders over (default: the CPU count); same results for any N.",
+    ),
 ) -> None:
     """Re-judge recorded cassettes offline: no key, no network."""
     from lobrec.errors import LobrecError
+    from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
-    from lobrec.replay import rescore_against
     from lobrec.reports.progress import RunProgress
 
     try:
         suite = load_runnable_suite(suite_path)
         old = load_runnable_suite(against) if against is not None else None
+        processes = jobs or default_jobs()
         with RunProgress("rescoring", total=None) as progress:
             if old is None:
-                outcome = run_async(rescore_run(suite, cassettes_dir, progress))
+                outcome = run_async(rescore_run(suite, cassettes_dir, progress, jobs=processes))
             else:
-                outcome = run_async(rescore_against(suite, old, cassettes_dir, progress))
+                outcome = run_async(rescore_against(suite, old, cassettes_dir, progress, jobs=processes))
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except Interrupted:
