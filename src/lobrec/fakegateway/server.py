@@ -1034,11 +1034,3 @@ def stop_fake_gateway_process(process: subprocess.Popen[bytes], timeout: float =
             process.wait()
     if process.stdout is not None:
         process.stdout.close()
-
-
-if __name__ == "__main__":
-    import typer
-
-    from lobrec.cli_fake import fake_gateway_command
-
-    typer.run(fake_gateway_command)
