@@ -1,0 +1,328 @@
+"""The scripted models: which case and step a request is, and what each fixture model answers.
+
+Pure functions of the suite and the request bytes (and, for `fixture/flaky`, the run number the
+server counts), so every model's answers can be tested without a socket.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from lobrec.core.jsonvalue import json_type
+from lobrec.core.suite import CallStep, Case, NoCallStep, Suite
+from lobrec.errors import ConfigError
+from lobrec.fakegateway.wire import (
+    ChatCall,
+    FakeReply,
+    Turn,
+    completion_body,
+    error_reply,
+    json_bytes,
+    parse_request,
+    price,
+)
+
+ORACLE = "fixture/oracle"
+SILENT = "fixture/silent"
+EAGER = "fixture/eager"
+SLOPPY = "fixture/sloppy"
+NO_TEMPERATURE = "fixture/no-temperature"
+UNPRICED = "fixture/unpriced"
+PLAUSIBLE = "fixture/plausible"
+AUTO = "auto"
+MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, PLAUSIBLE, AUTO)
+AUTO_CHOICES: tuple[str, str] = ("fake/alpha", "fake/beta")
+"""The concrete models `auto` pretends to route to, picked by case so reports can show the choice."""
+
+UNKNOWN_CASE = "I don't know this case."
+NO_MORE_STEPS = "This case has no more steps."
+SILENT_REPLY = "I can't help with tools right now."
+NO_TOOLS_OFFERED = "No tools were offered."
+DONE = "Done."
+MADE_UP_FALLBACK = "lookup"
+
+
+class Location(msgspec.Struct, frozen=True, kw_only=True):
+    """The case a request belongs to, and the step it asks for (0-based)."""
+
+    case: Case
+    step: int
+
+
+# --- which case and step ------------------------------------------------------------------------
+
+
+def _prefix_matches(messages: list[dict[str, Any]], offset: int, case: Case) -> bool:
+    if len(messages) < offset + len(case.messages):
+        return False
+    return all(
+        got.get("role") == want.role and got.get("content") == want.content
+        for got, want in zip(messages[offset:], case.messages, strict=False)
+    )
+
+
+def locate(suite: Suite, messages: list[dict[str, Any]]) -> Location | None:
+    """Find the case whose messages start the request, and the step asked for.
+
+    The runner may or may not put the system prompt before a case's own messages, so a leading
+    system message is skipped when the case does not start with one. The step is the number of
+    assistant turns after the case's messages. The longest matching case wins.
+    """
+    best: tuple[int, Case, int] | None = None
+    for case in suite.cases:
+        if not case.messages:
+            continue
+        skip_system = messages[0].get("role") == "system" and case.messages[0].role != "system"
+        offset = 1 if skip_system else 0
+        if _prefix_matches(messages, offset, case) and (best is None or len(case.messages) > best[0]):
+            best = (len(case.messages), case, offset)
+    if best is None:
+        return None
+    length, case, offset = best
+    step = sum(1 for message in messages[offset + length :] if message.get("role") == "assistant")
+    return Location(case=case, step=step)
+
+
+# --- scripted models ------------------------------------------------------------------------------
+
+
+def _arguments(answer: dict[str, Any]) -> str:
+    return json.dumps(answer, ensure_ascii=False)
+
+
+def oracle_turn(location: Location | None) -> Turn:
+    """The suite's reference answer for the step: every expected call, or the reference text."""
+    if location is None:
+        return Turn(content=UNKNOWN_CASE)
+    if location.step >= len(location.case.steps):
+        return Turn(content=NO_MORE_STEPS)
+    step = location.case.steps[location.step]
+    if isinstance(step, NoCallStep):
+        return Turn(content=step.answer or DONE)
+    return Turn(calls=[(call.name, _arguments(call.answer)) for call in step.calls])
+
+
+SloppyBehaviour = Literal[
+    "correct", "wrong_tool", "made_up_name", "not_json", "schema_break", "parallel_split", "needless_call"
+]
+SLOPPY_BEHAVIOURS: tuple[SloppyBehaviour, ...] = (
+    "correct",
+    "wrong_tool",
+    "correct",
+    "made_up_name",
+    "correct",
+    "not_json",
+    "correct",
+    "schema_break",
+    "parallel_split",
+    "needless_call",
+)
+"""Four slots in ten are correct; a mistake that does not fit the step (a split of one call, a
+needless call where a call is due) leaves it correct, so about half the cases pass."""
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def sloppy_plan(case: Case) -> tuple[SloppyBehaviour, int]:
+    """The mistake `fixture/sloppy` makes on a case, and the step it makes it at (by case-id hash)."""
+    digest = _digest(case.id)
+    return SLOPPY_BEHAVIOURS[digest[0] % len(SLOPPY_BEHAVIOURS)], digest[1] % max(1, len(case.steps))
+
+
+def _made_up(name: str, taken: set[str]) -> str:
+    candidate = f"{name}_v2"
+    while candidate in taken:
+        candidate += "_v2"
+    return candidate
+
+
+_WRONG_VALUES: tuple[Any, ...] = (12345, "not-a-number", True, ["unexpected"], {"unexpected": 1}, None)
+
+
+def break_schema(arguments: dict[str, Any], parameters: dict[str, Any]) -> str:
+    """Arguments with the first one's value of a type its schema does not allow (`[]` if none)."""
+    if not arguments:
+        return "[]"
+    key = next(iter(arguments))
+    properties = parameters.get("properties")
+    schema = properties.get(key) if isinstance(properties, dict) else None
+    declared = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(declared, str):
+        allowed = {declared}
+    elif isinstance(declared, list):
+        allowed = {kind for kind in declared if isinstance(kind, str)}
+    else:
+        allowed = {json_type(arguments[key])}
+    if "number" in allowed:
+        allowed.add("integer")
+    for wrong in _WRONG_VALUES:
+        if json_type(wrong) not in allowed:
+            return _arguments({**arguments, key: wrong})
+    return "[]"
+
+
+def sloppy_turn(suite: Suite, location: Location, offered: Sequence[str], behaviour: SloppyBehaviour) -> Turn:
+    """The oracle's turn for the step with one of the mistakes real models make."""
+    turn = oracle_turn(location)
+    if behaviour == "correct" or location.step >= len(location.case.steps):
+        return turn
+    step = location.case.steps[location.step]
+    taken = set(offered) | {tool.name for tool in suite.tools}
+    if isinstance(step, NoCallStep):
+        return Turn(calls=[(offered[0] if offered else MADE_UP_FALLBACK, "{}")])
+    assert isinstance(step, CallStep)
+    first, arguments = step.calls[0], turn.calls[0][1]
+    rest = turn.calls[1:]
+    expected_names = {call.name for call in step.calls}
+    others = [name for name in offered if name not in expected_names]
+    if behaviour == "wrong_tool" and others:
+        return Turn(calls=[(others[0], arguments), *rest])
+    if behaviour in ("wrong_tool", "made_up_name"):
+        return Turn(calls=[(_made_up(first.name, taken), arguments), *rest])
+    if behaviour == "not_json":
+        return Turn(calls=[(first.name, arguments[: len(arguments) // 2]), *rest])
+    if behaviour == "schema_break":
+        tool = suite.tool(first.name)
+        parameters = tool.function.parameters if tool is not None else {}
+        return Turn(calls=[(first.name, break_schema(first.answer, parameters)), *rest])
+    if behaviour == "parallel_split":
+        return Turn(calls=turn.calls[:1])
+    return turn
+
+
+def plausible_turn(location: Location) -> Turn | None:
+    """`fixture/plausible`: at each call step, one of the suite's own wrong answers (by case hash).
+
+    The mistakes a weaker model makes (a date a week off, an unasked filter, a contradicting
+    message), so a rescore across suite versions shows the cases a tightened check now fails.
+    None where the step has no wrong answers (the oracle answers instead).
+    """
+    if location.step >= len(location.case.steps):
+        return None
+    step = location.case.steps[location.step]
+    if not isinstance(step, CallStep) or not step.wrong:
+        return None
+    sample = step.wrong[_digest(f"{location.case.id}/{location.step}")[0] % len(step.wrong)]
+    if not sample.calls:
+        return Turn(content=DONE)
+    return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
+
+
+def _script(suite: Suite, call: ChatCall, model: str, location: Location | None) -> Turn:
+    if model == SILENT:
+        return Turn(content=SILENT_REPLY)
+    if model == EAGER:
+        if not call.tool_names:
+            return Turn(content=NO_TOOLS_OFFERED)
+        return Turn(calls=[(call.tool_names[0], "{}")])
+    if model == PLAUSIBLE and location is not None:
+        turn = plausible_turn(location)
+        if turn is not None:
+            return turn
+    if model == SLOPPY and location is not None:
+        behaviour, strike = sloppy_plan(location.case)
+        if location.step == strike:
+            return sloppy_turn(suite, location, call.tool_names, behaviour)
+    return oracle_turn(location)
+
+
+# --- the answer -----------------------------------------------------------------------------------
+
+
+def _served_model(model: str, location: Location | None) -> str:
+    if model != AUTO:
+        return model
+    if location is None:
+        return AUTO_CHOICES[0]
+    return AUTO_CHOICES[_digest(location.case.id)[0] % len(AUTO_CHOICES)]
+
+
+def _ok_headers(model: str, call: ChatCall, completion: dict[str, Any]) -> dict[str, str]:
+    headers = {"content-type": "application/json"}
+    if model != UNPRICED:
+        usage = completion["usage"]
+        headers["x-lobstack-cost-usd"] = price(usage["prompt_tokens"], usage["completion_tokens"])
+    if model == NO_TEMPERATURE and call.has_temperature:
+        headers["x-lobstack-dropped-params"] = "temperature"
+    return headers
+
+
+def answer(suite: Suite, request_json: bytes, model: str | None = None) -> FakeReply:
+    """What the gateway answers a chat request when no fault is injected.
+
+    `request_json` is the raw request body; `model` overrides the body's `model` (None: use it).
+    Invalid bodies get 400 and unknown models 404, in the gateway's error shape. The same bytes
+    always get the same reply.
+    """
+    call = parse_request(request_json)
+    if isinstance(call, FakeReply):
+        return call
+    model = model if model is not None else call.model
+    if model not in MODELS:
+        return error_reply(
+            404,
+            f"The model `{model}` does not exist. Known models: {', '.join(MODELS)}.",
+            "invalid_request_error",
+            "model_not_found",
+        )
+    location = locate(suite, call.messages)
+    turn = _script(suite, call, model, location)
+    step = location.step if location is not None else 0
+    completion = completion_body(request_json, model, _served_model(model, location), step, turn)
+    return FakeReply(status=200, headers=_ok_headers(model, call, completion), body=json_bytes(completion))
+
+
+# --- recorded replies -----------------------------------------------------------------------------
+
+RECORDED_PREFIX = "recorded/"
+"""Model `recorded/<stem>` is answered with `<replies dir>/<stem>.json` at every request."""
+
+
+class RecordedReply(msgspec.Struct, kw_only=True):
+    """A reply file: the wire corpus's format (`status`, `headers`, `body`, optional `body_text`)."""
+
+    status: int
+    headers: dict[str, str] = {}
+    body: Any = None
+    body_text: str | None = None
+
+
+def load_replies(folder: str | Path) -> dict[str, FakeReply]:
+    """Every `*.json` reply in `folder`, by model name, to be served verbatim.
+
+    The body is `body_text` byte for byte when present, else `body` as JSON. Of the recorded headers
+    only `content-type` and the gateway's `x-lobstack-*` are kept: lengths and encodings are the
+    fake's own.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise ConfigError(f"--replies {folder}: not a folder")
+    replies: dict[str, FakeReply] = {}
+    for file in sorted(path.glob("*.json")):
+        try:
+            recorded = msgspec.json.decode(file.read_bytes(), type=RecordedReply)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise ConfigError(f"{file}: not a reply file ({exc})") from None
+        body = (
+            recorded.body_text.encode("utf-8")
+            if recorded.body_text is not None
+            else json_bytes(recorded.body)
+        )
+        headers = {"content-type": "application/json"}
+        headers.update(
+            {
+                name.lower(): value
+                for name, value in recorded.headers.items()
+                if name.lower() == "content-type" or name.lower().startswith("x-lobstack-")
+            }
+        )
+        replies[RECORDED_PREFIX + file.stem] = FakeReply(status=recorded.status, headers=headers, body=body)
+    return replies
