@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from lobrec.cassettes import model_dir_name
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
@@ -118,3 +119,106 @@ def test_reports_show_hostile_text_as_text(
         assert shown in html, shown
     assert "evil\\\\x1b\\[31m/\\<i\\>model\\</i\\>\\[bold\\]" in markdown
     assert json.loads(results)["models"][0]["model"] == MODEL  # the data keeps the exact text
+
+
+# --- paths and names the commands print (issue 12 item 5) ----------------------------------------
+
+PWNED = "\x1b]0;PWNED\x07\x1b[2J"
+"""Retitle the terminal, ring, clear the screen: a model named so lives in folder `FOLDER`."""
+FOLDER = "%1B%5D0%3BPWNED%07%1B%5B2J"
+SPELLED = "\\x1b]0;PWNED\\x07\\x1b[2J"
+
+
+def inert(done: Any) -> str:
+    """stdout and stderr together, after checking that neither holds a raw ESC or BEL byte."""
+    raw = done.stdout + done.stderr
+    assert b"\x1b" not in raw and b"\x07" not in raw, raw[:400]
+    return raw.decode()
+
+
+@pytest.fixture(scope="module")
+def pwned(small_suite_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The model folder of a model named `PWNED` (its replies hostile too)."""
+    suite = load_suite(small_suite_path)
+    root = tmp_path_factory.mktemp("pwned") / "cassettes"
+    asyncio.run(record_with_handler(suite, root, PWNED, hostile_gateway(suite)))
+    assert (root / FOLDER).is_dir()
+    return root / FOLDER
+
+
+@pytest.mark.parametrize("markdown", [False, True], ids=["terminal", "markdown to stdout"])
+def test_diff_shows_hostile_model_names_as_text(
+    hostile: Path, pwned: Path, small_suite_path: Path, markdown: bool
+) -> None:
+    a = hostile / model_dir_name(MODEL)
+    args = ["diff", str(a), str(pwned), "--suite", str(small_suite_path)]
+    done = run_lobrec([*args, "--markdown", "-"] if markdown else args)
+    text = inert(done)
+    assert done.returncode == 0, text
+    assert SPELLED in done.stderr.decode() if markdown else SPELLED in done.stdout.decode()
+    if markdown:  # the table on stderr, the Markdown (which escapes \\, [ and ]) on stdout
+        assert r"\\x1b\]0;PWNED\\x07\\x1b\[2J" in done.stdout.decode()
+
+
+def test_diff_of_a_folder_named_with_escapes_names_it_as_text(pwned: Path, tmp_path: Path) -> None:
+    folder = tmp_path / PWNED
+    folder.mkdir()
+    done = run_lobrec(["diff", str(folder), str(pwned)])
+    assert (done.returncode, inert(done)) == (
+        2,
+        f"lobrec: {tmp_path}/{SPELLED}: not a model cassette directory (no manifest.json); "
+        "name e.g. cassettes/auto\n",
+    )
+
+
+@pytest.fixture
+def hostile_suites(small_suite_path: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """The small suite and a copy named `PWNED` with a case id holding it, both in a folder of
+    that name: `OLD`, `NEW`."""
+    folder = tmp_path / PWNED
+    folder.mkdir()
+    old = folder / "old.json"
+    old.write_bytes(small_suite_path.read_bytes())
+    data = json.loads(small_suite_path.read_bytes())
+    data["name"] = f"small{PWNED}"
+    data["cases"][0]["id"] = f"sel-01{PWNED}"
+    data["cases"][0]["note"] = f"a note{PWNED}\nover two lines"
+    new = folder / "new.json"
+    new.write_text(json.dumps(data), encoding="utf-8")
+    return old, new
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["suite", "check", "{folder}/missing.json"],
+        ["suite", "check", "{new}"],
+        ["suite", "check", "{new}", "--against", "{old}"],
+        ["suite", "diff", "{old}", "{new}"],
+        ["suite", "diff", "{folder}/missing.json", "{new}"],
+        ["suite", "show", "--suite", "{new}"],
+        ["suite", "show", f"sel-01{PWNED}", "--suite", "{new}"],
+        ["suite", "show", f"nope{PWNED}", "--suite", "{new}"],
+        ["audit", "{folder}"],
+        ["rescore", "{folder}"],
+    ],
+    ids=[
+        "check a missing file",
+        "check",
+        "check --against",
+        "diff",
+        "diff a missing file",
+        "show",
+        "show a case",
+        "show an unknown case",
+        "audit",
+        "rescore",
+    ],
+)
+def test_suite_commands_show_hostile_paths_names_and_ids_as_text(
+    hostile_suites: tuple[Path, Path], command: list[str]
+) -> None:
+    old, new = hostile_suites
+    values = {"folder": str(old.parent), "old": str(old), "new": str(new)}
+    done = run_lobrec([word.format(**values) if "{" in word else word for word in command])
+    assert SPELLED in inert(done)  # shown, spelled out, not obeyed

@@ -36,15 +36,28 @@ class Exit(enum.IntEnum):
     INTERRUPTED = 130
 
 
-def say(message: str) -> None:
-    """The one printer of lines that carry outside data (model names, reasons, paths) to stderr.
+def plain(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every character a terminal could obey (ESC, BEL, C1 codes, bidi overrides,
+    line breaks) spelled out as `\\x1b`, so outside data is shown, never run. With
+    `keep_newlines`, `\\n` stays a line break (a multi-line message shown in full)."""
+    return "".join(
+        ch if ch.isprintable() or (keep_newlines and ch == "\n") else repr(ch)[1:-1] for ch in text
+    )
 
-    White space is folded to one line and every other control character is spelled out, so a
+
+def say(message: str, *, output: bool = False) -> None:
+    """The one printer of lines that carry outside data (model names, case ids, paths, reasons).
+
+    A message goes to stderr as one `lobrec: ...` line, its white space folded. With `output`,
+    the text is the command's own output (a finding, a problem, a diff): it goes to stdout line
+    by line, indentation kept. Either way every other control character is spelled out, so a
     model folder named with escape sequences shows them as text instead of running them.
     """
-    text = " ".join(message.split())
-    printable = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    typer.echo(f"lobrec: {printable}", err=True)
+    if output:
+        for line in message.split("\n"):
+            typer.echo(plain(line))
+        return
+    typer.echo(f"lobrec: {plain(' '.join(message.split()))}", err=True)
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
@@ -295,5 +308,5 @@ def check_threshold(run: RunResult, fail_under: float | None) -> None:
     ]
     if below:
         names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
-        typer.echo(f"lobrec: overall score below {fail_under:g}%: {names}", err=True)
+        say(f"overall score below {fail_under:g}%: {names}")
         raise typer.Exit(Exit.BELOW_THRESHOLD)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from lobrec.cli._shared import fail
+from lobrec.cli._shared import fail, say
 
 FINDINGS_EXIT = 1
 """Like a linter: 1 means "look at what was printed"."""
@@ -31,7 +31,6 @@ def audit_command(
     from lobrec.audit import audit
     from lobrec.errors import LobrecError
     from lobrec.gateway import KEY_ENV
-    from lobrec.reports._format import printable
 
     try:
         version = _suite_version(suite_path)
@@ -39,11 +38,11 @@ def audit_command(
     except LobrecError as exc:
         raise fail(str(exc)) from None
     for finding in findings:
-        typer.echo(printable(str(finding)))
+        say(str(finding), output=True)
     if findings:
-        typer.echo(f"lobrec: {len(findings)} finding(s) in {printable(str(cassettes_dir))}", err=True)
+        say(f"{len(findings)} finding(s) in {cassettes_dir}")
         raise typer.Exit(FINDINGS_EXIT)
-    typer.echo(f"{printable(str(cassettes_dir))}: no findings")
+    say(f"{cassettes_dir}: no findings", output=True)
 
 
 def _suite_version(path: Path | None) -> str | None:

@@ -13,7 +13,7 @@ from types import FrameType
 
 import typer
 
-from lobrec.cli._shared import Exit
+from lobrec.cli._shared import Exit, say
 from lobrec.errors import ConfigError, LobrecError
 
 
@@ -66,7 +66,7 @@ def fake_gateway_command(
     except OSError as exc:
         typer.echo(f"ConfigError: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
         raise typer.Exit(Exit.BAD_INPUT) from None
-    typer.echo(f"fake gateway listening on {gateway.url}")
+    say(f"fake gateway listening on {gateway.url}", output=True)
     _stop_on_sigterm()
     with contextlib.suppress(KeyboardInterrupt):
         gateway.serve_forever()

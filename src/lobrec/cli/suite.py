@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from lobrec.cli._shared import Exit, fail
+from lobrec.cli._shared import Exit, fail, plain, say
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -63,10 +63,10 @@ def check(
             raise fail(problem, Exit.BELOW_THRESHOLD)
     problems = check_suite(suite)
     for line in problems:
-        typer.echo(line)
+        say(line, output=True)
     if problems:
         raise typer.Exit(Exit.BAD_INPUT)
-    typer.echo(summary(suite))
+    say(summary(suite), output=True)
 
 
 @suite_app.command("diff")
@@ -78,10 +78,10 @@ def diff(
     from lobrec.core.suitediff import bump_problem, diff_suites
 
     result = diff_suites(_load(old), _load(new))
-    typer.echo(format_diff(result))
+    say(format_diff(result), output=True)
     problem = bump_problem(result)
     if problem is not None:
-        typer.echo(f"bump: {problem}")
+        say(f"bump: {problem}", output=True)
 
 
 KIND_TITLES = {
@@ -157,20 +157,29 @@ def expected_tools(step: Step) -> str:
     return " + ".join(call.name for call in step.calls)
 
 
-def _show_table(console: Console, suite: Suite, group: str | None) -> None:
+def shown(text: str, *, keep_newlines: bool = False) -> str:
+    """Text from the suite file for a rich console: control characters spelled out by the CLI's one
+    neutraliser (`plain`, as `say` does), then rich markup escaped."""
     from rich.markup import escape
+
+    return escape(plain(text, keep_newlines=keep_newlines))
+
+
+def _show_table(console: Console, suite: Suite, group: str | None) -> None:
     from rich.table import Table
 
     cases = [case for case in suite.cases if group is None or case.group == group]
     title = f"{suite.name} {suite.version}: {len(cases)} cases" + (f" in {group}" if group else "")
-    table = Table(title=escape(title), show_lines=False)
+    table = Table(title=shown(title), show_lines=False)
     table.add_column("id", no_wrap=True)
     table.add_column("group", no_wrap=True)
     table.add_column("request")
     table.add_column("expected calls, step by step")
     for case in cases:
-        steps = "\n".join(f"{index + 1}. {expected_tools(step)}" for index, step in enumerate(case.steps))
-        table.add_row(escape(case.id), escape(case.group), escape(shorten(request_of(case))), escape(steps))
+        steps = "\n".join(
+            f"{index + 1}. {shown(expected_tools(step))}" for index, step in enumerate(case.steps)
+        )
+        table.add_row(shown(case.id), shown(case.group), shown(shorten(request_of(case))), steps)
     console.print(table)
 
 
@@ -179,40 +188,38 @@ def _json(value: Any) -> str:
 
 
 def _show_case(console: Console, suite: Suite, case: Case) -> None:
-    from rich.markup import escape
-
     from lobrec.core.checks import describe
     from lobrec.core.suite import CallStep
 
     console.print(
-        f"[bold]{escape(case.id)}[/bold] ({escape(case.group)}) in {escape(suite.name)} {suite.version}"
+        f"[bold]{shown(case.id)}[/bold] ({shown(case.group)}) in {shown(suite.name)} {suite.version}"
     )
     if case.note:
-        console.print(escape(case.note))
+        console.print(shown(case.note, keep_newlines=True))
     console.print()
     console.print("[bold]Messages[/bold]")
     for message in case.messages:
         if message.role == "system" and message.content == suite.system_prompt:
             console.print("  system: (the suite's system prompt)")
         else:
-            console.print(f"  {message.role}: {escape(message.content or '')}")
+            console.print(f"  {message.role}: {shown(message.content or '', keep_newlines=True)}")
     console.print()
     console.print(f"[bold]Tools offered[/bold] ({len(case.tools)})")
-    console.print("  " + escape(", ".join(case.tools)))
+    console.print("  " + shown(", ".join(case.tools)))
     for index, step in enumerate(case.steps):
         console.print()
         if not isinstance(step, CallStep):
             console.print(f"[bold]Step {index + 1}[/bold]: expects no call")
-            console.print(f"  reference reply: {escape(step.answer)}")
+            console.print(f"  reference reply: {shown(step.answer, keep_newlines=True)}")
             continue
         noun = "call" if len(step.calls) == 1 else f"{len(step.calls)} calls in one response"
         console.print(f"[bold]Step {index + 1}[/bold]: expects {noun}")
         for call in step.calls:
-            console.print(f"  [bold]{escape(call.name)}[/bold]")
+            console.print(f"  [bold]{shown(call.name)}[/bold]")
             for check in call.checks:
-                console.print(f"    check {escape(check.arg)} {escape(describe(check))}")
+                console.print(f"    check {shown(check.arg)} {shown(describe(check))}")
             if not call.checks:
                 console.print("    (no argument checks: the name is what counts)")
-            console.print(f"    answer: {escape(json.dumps(call.answer, ensure_ascii=False))}")
+            console.print(f"    answer: {shown(json.dumps(call.answer, ensure_ascii=False))}")
             if call.result is not None:
-                console.print(f"    result: {escape(call.result)}")
+                console.print(f"    result: {shown(call.result, keep_newlines=True)}")
