@@ -123,7 +123,7 @@ auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   7
 openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13   10/12        1      1
 acme/tool-llm-7b        —      —       —        —       —         —        —        —         —    0/12       12      0
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
-• auto: answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
+• auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt 0, arg-line-range
 step 0 attempt 0 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
@@ -161,7 +161,7 @@ acme/tool-llm-7b        —      —       —        —       —         — 
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
-• auto: answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
+• auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt
 0, arg-line-range step 0 attempt 0 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
@@ -219,7 +219,7 @@ def test_terminal_shows_markup_and_escape_sequences_as_text() -> None:
     assert "\x07" not in output
     assert "[bold red]evil[/] \\x1b[31mred  " in output
     assert (
-        "• [bold red]evil[/] \\x1b[31mred: answered by x\\x1b]0;pwned\\x07 (2), "
+        "• [bold red]evil[/] \\x1b[31mred: calls answered by x\\x1b]0;pwned\\x07 (2), "
         "[link=file:///etc]y[/link] (1)" in (output)
     )
     assert "[bold red]evil[/] \\x1b[31mred — unrecorded: arg-issue-labels" in output
@@ -261,10 +261,23 @@ p50 latency | Cost/100 cases | Scored | Errored | Stale |
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 
 - **auto**: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded; \
-answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
+calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3); \
+cost not shown: 13 unpriced calls, none of the scored cases' calls priced
 - **openai/o4-mini**: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded; \
 temperature ignored (the API dropped it for this model)
 - **acme/tool-llm-7b**: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded; no scores: every case errored
+
+#### 95% intervals
+
+Each rate's Wilson 95% interval, with the cases or calls it counts.
+
+| Model | Overall | Right tool | Valid args | Made-up tool ↓ | Chains | Parallel | No call needed |
+| :--- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| auto | 43.4–90.3% (8/11) | 45.3–93.7% (7/9) | 77.2–100.0% (13/13) | 1.3–31.5% (1/14) | \
+34.2–100.0% (2/2) | 9.5–90.5% (1/2) | 9.5–90.5% (1/2) |
+| openai/o4-mini | 39.7–89.2% (7/10) | 52.9–97.8% (7/8) | 62.3–98.4% (10/11) | 0.0–25.9% (0/11) | \
+9.5–90.5% (1/2) | 20.7–100.0% (1/1) | 34.2–100.0% (2/2) |
+| acme/tool-llm-7b | — | — | — | — | — | — | — |
 
 #### By group
 
@@ -278,6 +291,13 @@ Overall rate per group, with the cases passed out of those scored.
 | No call needed | 50.0% (1/2) | 100.0% (2/2) | — |
 | Parallel | 50.0% (1/2) | 100.0% (1/1) | — |
 | Chains | 100.0% (2/2) | 50.0% (1/2) | — |
+
+#### Failing cases
+
+- **auto**: failing (3): sel-readme, nocall-ask, par-two-cities
+- **openai/o4-mini**: failing (3): arg-line-range, near-slack, chain-status-diff; errored (1): par-three-files
+- **acme/tool-llm-7b**: errored (12): sel-readme, sel-weather, arg-line-range, arg-issue-labels, near-slack, \
+near-diff, nocall-greeting, nocall-ask, par-two-cities, par-three-files, chain-search-read, chain-status-diff
 
 #### Needs re-recording
 

@@ -184,7 +184,7 @@ def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> 
             f"{quote(name)} ({count})"
             for name, count in sorted(model.answered_by.items(), key=lambda item: (-item[1], item[0]))
         )
-        notes.append(f"answered by {parts}")
+        notes.append(f"calls answered by {parts}")
     return notes
 
 

@@ -18,6 +18,7 @@ from lobrec.reports._format import cost, delta, latency, percent, printable
 from lobrec.reports.markdown import md, table
 
 _LIST_LIMIT = 20
+"""How many case ids a terminal list names before it says how many more; files list all."""
 
 
 def _value(item: MetricDelta, value: float | None) -> str:
@@ -121,7 +122,8 @@ def render_diff(cmp: Comparison, console: Console) -> None:
 
 
 def render_diff_markdown(cmp: Comparison) -> str:
-    """The comparison as Markdown: a heading, the metric table, the test and the case lists."""
+    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
+    full (a file is read later and elsewhere; only the terminal shortens them)."""
     rows = [
         [
             md(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
@@ -141,9 +143,9 @@ def render_diff_markdown(cmp: Comparison) -> str:
     lists = []
     for label, ids in (("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass)):
         if ids:
-            lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in _ids(ids))}")
+            lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}")
     for label, ids in left_out(cmp):
-        lists.append(f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in _ids(ids))}")
+        lists.append(f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}")
     if lists:
         parts.append("\n".join(lists))
     return "\n\n".join(parts) + "\n"

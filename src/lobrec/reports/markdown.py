@@ -5,14 +5,25 @@ end the row, and `*`, `_`, `<`, `[` and friends would format or link. Each is ba
 (CommonMark allows that for any ASCII punctuation) after `printable` has spelled out control
 characters, so a name renders exactly as it was written. `$` is escaped too: GitHub reads
 `$...$` as inline math, and costs are full of dollars.
+
+Every list is written in full (a results file may be read by nobody else): the failing and errored
+cases per model, the cases to re-record, the unpriced calls counted. Nothing depends on the clock
+or the machine, so the same results give the same bytes.
 """
 
 from __future__ import annotations
 
-from lobrec.core.results import RunResult
+import math
+import re
+
+from lobrec.core.compare import RATE_METRICS
+from lobrec.core.metrics import COST_DECIMALS
+from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.reports._format import (
+    DASH,
     KEY,
     LEADERBOARD,
+    cost,
     count_line,
     group_cell,
     group_label,
@@ -20,16 +31,25 @@ from lobrec.reports._format import (
     ordered_groups,
     printable,
     ranked,
+    rate_counts,
     rerecord,
 )
+from lobrec.reports.export import case_outcome
 from lobrec.reports.quirks import quirks_note
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def spelled(text: str) -> str:
+    """`printable(text)` with lone surrogates spelled out too (`\\ud800`): UTF-8 cannot hold them,
+    so one would stop the report from being written."""
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", printable(text))
 
 
 def md(text: str) -> str:
     """`text` as literal Markdown inline text, safe inside a table cell."""
-    return "".join("\\" + char if char in _SPECIAL else char for char in printable(text))
+    return "".join("\\" + char if char in _SPECIAL else char for char in spelled(text))
 
 
 def table(header: list[str], rows: list[list[str]], *, left: tuple[int, ...] = (0,)) -> str:
@@ -57,8 +77,72 @@ def groups(run: RunResult) -> str:
     return table(header, rows)
 
 
+def interval(ci95: tuple[float, float] | None) -> str:
+    """A 95% interval, its ends with one decimal like the rates joined by an en dash; else a dash."""
+    return DASH if ci95 is None else f"{ci95[0]:.1f}–{ci95[1]:.1f}%"
+
+
+def interval_cell(model: ModelResult, metric: str) -> str:
+    """A rate's 95% interval with the counts behind it, `(8/11)`; a dash when it has none."""
+    rate: Rate = getattr(model.metrics, metric)
+    if not model.has_scores or rate.ci95 is None:
+        return DASH
+    return f"{interval(rate.ci95)} ({rate_counts(rate)})"
+
+
+def intervals(run: RunResult) -> str:
+    """Each rate's 95% interval (Wilson) per model, in the leaderboard's order."""
+    header = ["Model", *(md(label + (" ↓" if lower else "")) for _, label, lower in RATE_METRICS)]
+    rows = [
+        [md(model.model), *(md(interval_cell(model, metric)) for metric, _, _ in RATE_METRICS)]
+        for model in ranked(run)
+    ]
+    return table(header, rows)
+
+
+def priced_cost_note(model: ModelResult) -> list[str]:
+    """When unpriced calls hide a model's cost: what its scored cases' priced calls cost.
+
+    The leaderboard's dash stays (no true total is known); this gives the figure that is known, a
+    lower bound, and how many calls were unpriced.
+    """
+    unpriced = len(model.metrics.unpriced_calls)
+    if model.metrics.cost_per_100_cases_usd is not None or not model.has_scores or not unpriced:
+        return []
+    calls = "call" if unpriced == 1 else "calls"
+    priced = [
+        call.cost_usd
+        for case in model.cases
+        if case.status == "scored"
+        for call in case.api_calls
+        if call.cost_usd is not None and math.isfinite(call.cost_usd)
+    ]
+    if not priced:
+        return [f"cost not shown: {unpriced} unpriced {calls}, none of the scored cases' calls priced"]
+    per_100 = round(math.fsum(priced) / model.counts.scored * 100, COST_DECIMALS)
+    return [
+        f"cost not shown: {unpriced} unpriced {calls}; the scored cases' {len(priced)} priced "
+        f"{'call' if len(priced) == 1 else 'calls'} cost {cost(per_100)} per 100 cases (a lower bound)"
+    ]
+
+
+def failing(run: RunResult) -> str:
+    """Per model with any, every failing and every errored case id, in the suite's order."""
+    lines = []
+    for model in ranked(run):
+        found = []
+        for label, outcome in (("failing", "failed"), ("errored", "errored")):
+            ids = [case.id for case in model.cases if case_outcome(case) == outcome]
+            if ids:
+                found.append(f"{label} ({len(ids)}): " + ", ".join(md(case) for case in ids))
+        if found:
+            lines.append(f"- **{md(model.model)}**: {'; '.join(found)}")
+    return "\n".join(lines)
+
+
 def render_markdown(run: RunResult) -> str:
-    """The whole report: suite line, leaderboard, counts and notes, groups, cases to re-record."""
+    """The whole report: suite line, leaderboard, counts and notes, intervals, groups, failing cases,
+    cases to re-record."""
     models = ranked(run)
     cases = max((model.counts.cases for model in models), default=0)
     parts = [
@@ -70,13 +154,26 @@ def render_markdown(run: RunResult) -> str:
         md(KEY),
         "\n".join(
             f"- **{md(model.model)}**: "
-            + "; ".join([md(count_line(model)), *model_notes(model, md), *map(md, quirks_note(model))])
+            + "; ".join(
+                [
+                    md(count_line(model)),
+                    *model_notes(model, md),
+                    *map(md, quirks_note(model)),
+                    *map(md, priced_cost_note(model)),
+                ]
+            )
             for model in models
         ),
+        "#### 95% intervals",
+        "Each rate's Wilson 95% interval, with the cases or calls it counts.",
+        intervals(run),
         "#### By group",
         "Overall rate per group, with the cases passed out of those scored.",
         groups(run),
     ]
+    failed = failing(run)
+    if failed:
+        parts.extend(["#### Failing cases", failed])
     again = rerecord(run)
     if again:
         parts.append("#### Needs re-recording")
