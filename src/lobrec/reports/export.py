@@ -1,0 +1,167 @@
+"""CSV and JSON Lines exports: one row per model x case x judged step, for spreadsheets and scripts.
+
+The reports summarise; an export lets someone filter, pivot or join the judged steps themselves.
+Both writers share `rows`, so a CSV file and a JSONL file of the same run hold the same rows in
+the same order with the same columns (`COLUMNS`). The values are the results file's, unchanged,
+except where a format cannot carry them:
+
+- CSV (RFC 4180 via the `csv` module, CRLF line ends, quotes only where needed): lists (`reasons`,
+  `calls`) are JSON text; a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets
+  a leading `'`, so a spreadsheet shows it as text instead of running it as a formula; a lone
+  surrogate (not encodable as UTF-8) becomes U+FFFD.
+- JSONL: one compact JSON object per line, values as they are (no apostrophes); a lone surrogate
+  is written as its `\\udXXX` escape, so the line is still valid UTF-8 and decodes back to it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from typing import Any
+
+from lobrec.core.results import ApiCall, CaseResult, ModelResult, RunResult, StepVerdict
+from lobrec.core.suite import Suite
+
+COLUMNS: tuple[str, ...] = (
+    "model",
+    "case_id",
+    "group",
+    "case_status",
+    "step",
+    "passed",
+    "reasons",
+    "calls",
+    "latency_ms",
+    "cost_usd",
+    "case_reason",
+)
+"""The columns, left to right, in both formats (docs/reports.md says what each holds)."""
+
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""A cell starting with one of these would be a formula (or lead to one) in a spreadsheet."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# --- what the rows hold --------------------------------------------------------------------------
+
+
+def case_outcome(case: CaseResult) -> str:
+    """`passed` or `failed` for a scored case, else its status (errored, stale, unrecorded)."""
+    if case.status != "scored":
+        return case.status
+    return "passed" if case.passed else "failed"
+
+
+def case_group(suite: Suite, case: CaseResult) -> str:
+    """The suite's group for the case (as the metrics count it), else the one in the results."""
+    known = suite.case(case.id)
+    return known.group if known is not None else case.group
+
+
+def step_reasons(step: StepVerdict) -> list[str]:
+    """The judge's reasons for a step, in its order; empty for a passing step."""
+    return [mismatch.reason for mismatch in step.mismatches]
+
+
+def judged_call(case: CaseResult, step: StepVerdict) -> ApiCall | None:
+    """The attempt whose answer was judged for `step` (the last attempt), if the results hold it."""
+    found = [call for call in case.api_calls if call.step == step.index and call.judged]
+    return found[-1] if found else None
+
+
+def _number(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _row(model: ModelResult, case: CaseResult, group: str, step: StepVerdict | None) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "model": model.model,
+        "case_id": case.id,
+        "group": group,
+        "case_status": case_outcome(case),
+        "step": None,
+        "passed": None,
+        "reasons": None,
+        "calls": None,
+        "latency_ms": None,
+        "cost_usd": None,
+        "case_reason": case.reason,
+    }
+    if step is not None:
+        api = judged_call(case, step)
+        base |= {
+            "step": step.index + 1,
+            "passed": step.passed,
+            "reasons": step_reasons(step),
+            "calls": [{"name": call.name, "arguments": call.arguments} for call in step.calls],
+            "latency_ms": _number(api.latency_ms) if api else None,
+            "cost_usd": _number(api.cost_usd) if api else None,
+        }
+    return base
+
+
+def rows(run: RunResult, suite: Suite) -> list[dict[str, Any]]:
+    """Every row, keys in `COLUMNS` order: models in the results file's order, cases as stored
+    (the suite's order), steps by number. A case with no judged step (errored before its first
+    answer, stale, unrecorded) has one row whose step fields are None; a chain that stopped at a
+    failing step has no rows for the steps it never reached."""
+    out = []
+    for model in run.models:
+        for case in model.cases:
+            group = case_group(suite, case)
+            steps = sorted(case.steps, key=lambda step: step.index)
+            out.extend(_row(model, case, group, step) for step in steps or [None])
+    return out
+
+
+# --- JSON Lines ----------------------------------------------------------------------------------
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_text(value: Any) -> str:
+    """Compact JSON with non-ASCII kept readable; lone surrogates escaped (valid UTF-8 out)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _SURROGATE.sub(_escape_surrogate, text)
+
+
+def to_jsonl(run: RunResult, suite: Suite) -> str:
+    """One JSON object per row and line, `\\n`-terminated; empty for a run with no cases."""
+    return "".join(json_text(row) + "\n" for row in rows(run, suite))
+
+
+# --- CSV -----------------------------------------------------------------------------------------
+
+
+def safe_cell(text: str) -> str:
+    """`text` as a spreadsheet shows it, never runs it: a formula start gets a leading `'`."""
+    text = _SURROGATE.sub("\ufffd", text)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _cell(column: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if column in ("reasons", "calls"):
+        return safe_cell(json_text(value))
+    return safe_cell(str(value))
+
+
+def to_csv(run: RunResult, suite: Suite) -> str:
+    """A header line (`COLUMNS`), then one line per row; RFC 4180 quoting, CRLF line ends."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(COLUMNS)
+    for row in rows(run, suite):
+        writer.writerow([_cell(column, row[column]) for column in COLUMNS])
+    return buffer.getvalue()

@@ -1,0 +1,113 @@
+"""JUnit XML: a run as test results, so a CI system lists each failing case where it lists tests.
+
+One `<testsuite>` per model (in the results file's order) and one `<testcase>` per case, with
+`classname="<model>.<group>"` and `name="<case id>"`. A failing case has a `<failure>` whose
+`message` holds the judge's reasons; an errored case has an `<error>`; a stale or unrecorded case is
+`<skipped>`: it was not run, so it neither passes nor fails. Each `<testsuite>` (and the root
+`<testsuites>`) carries the counts: `tests`, `failures`, `errors`, `skipped` and `time`.
+
+The XML is built with `xml.etree.ElementTree`, which escapes `&`, `<`, `>`, quotes and (in
+attributes) line breaks, so `]]>` or `<script>` from a model is text. Characters XML 1.0 cannot
+hold at all (most C0 controls such as ESC, lone surrogates, U+FFFE and U+FFFF) are removed first:
+a parser would reject the whole file for one of them. `time` is the sum of the case's recorded
+attempt latencies, so the file is the same on every rescore of the same cassettes.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import xml.etree.ElementTree as ET
+
+from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.suite import Suite
+from lobrec.reports.export import case_group, case_outcome, step_reasons
+
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """`text` without the characters XML 1.0 forbids (escaping the rest is ElementTree's job)."""
+    return _NOT_XML.sub("", text)
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.3f}"
+
+
+def _case_ms(case: CaseResult) -> float:
+    return math.fsum(call.latency_ms for call in case.api_calls)
+
+
+def failure_text(case: CaseResult) -> tuple[str, str]:
+    """(message, body) for a failing case: the reasons on one line, then step by step with calls."""
+    failing = [step for step in sorted(case.steps, key=lambda step: step.index) if not step.passed]
+    if not failing:
+        return "no step was judged", "no step was judged"
+    reasons = [reason for step in failing for reason in step_reasons(step)]
+    message = "; ".join(reasons) or f"step {failing[0].index + 1} failed"
+    lines = []
+    for step in failing:
+        lines.append(f"step {step.index + 1}: " + ("; ".join(step_reasons(step)) or "failed"))
+        lines.extend(
+            f"  called {call.name or '(no name)'}: {call.arguments or '(no arguments)'}"
+            for call in step.calls
+        )
+        if step.content:
+            lines.append(f"  replied: {step.content}")
+    return message, "\n".join(lines)
+
+
+def _testcase(model: ModelResult, case: CaseResult, suite: Suite) -> tuple[ET.Element, str]:
+    outcome = case_outcome(case)
+    element = ET.Element(
+        "testcase",
+        {
+            "classname": xml_safe(f"{model.model}.{case_group(suite, case)}"),
+            "name": xml_safe(case.id),
+            "time": _seconds(_case_ms(case)),
+        },
+    )
+    reason = xml_safe(case.reason or "")
+    if outcome == "failed":
+        message, body = failure_text(case)
+        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": "failed"})
+        child.text = xml_safe(body)
+    elif outcome == "errored":
+        child = ET.SubElement(element, "error", {"message": reason, "type": "errored"})
+        child.text = reason
+    elif outcome in ("stale", "unrecorded"):
+        ET.SubElement(element, "skipped", {"message": f"{outcome}: {reason}" if reason else outcome})
+    return element, outcome
+
+
+def _counts(element: ET.Element, outcomes: list[str], ms: float) -> None:
+    element.set("tests", str(len(outcomes)))
+    element.set("failures", str(outcomes.count("failed")))
+    element.set("errors", str(outcomes.count("errored")))
+    element.set("skipped", str(outcomes.count("stale") + outcomes.count("unrecorded")))
+    element.set("time", _seconds(ms))
+
+
+def to_junit(run: RunResult, suite: Suite) -> str:
+    """The whole file: declaration, `<testsuites>`, one `<testsuite>` per model; ends in a newline."""
+    root = ET.Element("testsuites", {"name": xml_safe(f"lobrec {run.suite.name} {run.suite.version}")})
+    every: list[str] = []
+    times: list[float] = []
+    for model in run.models:
+        testsuite = ET.SubElement(root, "testsuite", {"name": xml_safe(model.model)})
+        properties = ET.SubElement(testsuite, "properties")
+        for name, value in (("suite", run.suite.name), ("suite_version", run.suite.version)):
+            ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
+        outcomes = []
+        for case in model.cases:
+            element, outcome = _testcase(model, case, suite)
+            testsuite.append(element)
+            outcomes.append(outcome)
+        model_ms = math.fsum(_case_ms(case) for case in model.cases)
+        _counts(testsuite, outcomes, model_ms)
+        every.extend(outcomes)
+        times.append(model_ms)
+    _counts(root, every, math.fsum(times))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
