@@ -183,6 +183,7 @@ def test_routes_and_methods(fake_gateway: FakeGatewayProcess) -> None:
         "fixture/no-temperature",
         "fixture/unpriced",
         "fixture/plausible",
+        "fixture/flaky",
         "auto",
     ]
 

@@ -35,8 +35,9 @@ SLOPPY = "fixture/sloppy"
 NO_TEMPERATURE = "fixture/no-temperature"
 UNPRICED = "fixture/unpriced"
 PLAUSIBLE = "fixture/plausible"
+FLAKY = "fixture/flaky"
 AUTO = "auto"
-MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, PLAUSIBLE, AUTO)
+MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, PLAUSIBLE, FLAKY, AUTO)
 AUTO_CHOICES: tuple[str, str] = ("fake/alpha", "fake/beta")
 """The concrete models `auto` pretends to route to, picked by case so reports can show the choice."""
 
@@ -216,7 +217,54 @@ def plausible_turn(location: Location) -> Turn | None:
     return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
 
 
-def _script(suite: Suite, call: ChatCall, model: str, location: Location | None) -> Turn:
+FLAKY_CYCLE: tuple[str, ...] = ("sel-03", "arg-02", "near-03", "par-04", "chain-02", "sel-07")
+"""Cases where `fixture/flaky` passes run k unless (k + i) % 3 == 0, i being the case's index here."""
+FLAKY_FIRST_RUN_ONLY = "arg-09"
+"""The case `fixture/flaky` passes on run 1 only."""
+FLAKY_NEVER = "near-08"
+"""The case `fixture/flaky` fails on every run."""
+FLAKY_CASES: tuple[str, ...] = (*FLAKY_CYCLE, FLAKY_FIRST_RUN_ONLY, FLAKY_NEVER)
+"""Suite 1.1.0 cases from five groups, all with a call step first; every other case is the oracle's."""
+
+
+def flaky_passes(case_id: str, run: int) -> bool:
+    """Whether `fixture/flaky` answers run `run` (1, 2, ...) of a case like the oracle.
+
+    A fixed script rather than chance, so tests of repeated recording can compute by hand which
+    runs of which cases pass (the table is in docs/fake-gateway.md).
+    """
+    if run < 1:
+        raise ValueError(f"runs are counted from 1, not {run}")
+    if case_id == FLAKY_NEVER:
+        return False
+    if case_id == FLAKY_FIRST_RUN_ONLY:
+        return run == 1
+    if case_id in FLAKY_CYCLE:
+        return (run + FLAKY_CYCLE.index(case_id)) % 3 != 0
+    return True
+
+
+def flaky_turn(location: Location, run: int) -> Turn | None:
+    """`fixture/flaky`'s first step of a case on a run `flaky_passes` fails; None: the oracle's turn.
+
+    A failing run answers with the step's first `wrong` answer (`"Done."` if it has no calls), or
+    without calling a tool when the step has none. Later steps, and cases whose first step expects
+    no call, are always the oracle's: only the first request of a case is the same on every run.
+    """
+    if location.step != 0 or flaky_passes(location.case.id, run):
+        return None
+    step = location.case.steps[0] if location.case.steps else None
+    if not isinstance(step, CallStep):
+        return None
+    if not step.wrong:
+        return Turn(content=SILENT_REPLY)
+    sample = step.wrong[0]
+    if not sample.calls:
+        return Turn(content=DONE)
+    return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
+
+
+def _script(suite: Suite, call: ChatCall, model: str, location: Location | None, run: int) -> Turn:
     if model == SILENT:
         return Turn(content=SILENT_REPLY)
     if model == EAGER:
@@ -225,6 +273,10 @@ def _script(suite: Suite, call: ChatCall, model: str, location: Location | None)
         return Turn(calls=[(call.tool_names[0], "{}")])
     if model == PLAUSIBLE and location is not None:
         turn = plausible_turn(location)
+        if turn is not None:
+            return turn
+    if model == FLAKY and location is not None:
+        turn = flaky_turn(location, run)
         if turn is not None:
             return turn
     if model == SLOPPY and location is not None:
@@ -255,12 +307,13 @@ def _ok_headers(model: str, call: ChatCall, completion: dict[str, Any]) -> dict[
     return headers
 
 
-def answer(suite: Suite, request_json: bytes, model: str | None = None) -> FakeReply:
+def answer(suite: Suite, request_json: bytes, model: str | None = None, *, run: int = 1) -> FakeReply:
     """What the gateway answers a chat request when no fault is injected.
 
-    `request_json` is the raw request body; `model` overrides the body's `model` (None: use it).
-    Invalid bodies get 400 and unknown models 404, in the gateway's error shape. The same bytes
-    always get the same reply.
+    `request_json` is the raw request body; `model` overrides the body's `model` (None: use it);
+    `run` is how many times the gateway has been sent these bytes, this time included (only
+    `fixture/flaky` reads it). Invalid bodies get 400 and unknown models 404, in the gateway's error
+    shape. The same bytes and run always get the same reply.
     """
     call = parse_request(request_json)
     if isinstance(call, FakeReply):
@@ -274,7 +327,7 @@ def answer(suite: Suite, request_json: bytes, model: str | None = None) -> FakeR
             "model_not_found",
         )
     location = locate(suite, call.messages)
-    turn = _script(suite, call, model, location)
+    turn = _script(suite, call, model, location, run)
     step = location.step if location is not None else 0
     completion = completion_body(request_json, model, _served_model(model, location), step, turn)
     return FakeReply(status=200, headers=_ok_headers(model, call, completion), body=json_bytes(completion))

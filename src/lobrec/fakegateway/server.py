@@ -7,6 +7,7 @@ body. `start_fake_gateway_process` runs it as a separate process (`python -m lob
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import re
@@ -38,7 +39,7 @@ from lobrec.fakegateway.faults import (
     decode_fault_rules,
     planned_status,
 )
-from lobrec.fakegateway.models import MODELS, answer, locate
+from lobrec.fakegateway.models import FLAKY, MODELS, answer, locate
 from lobrec.fakegateway.wire import (
     CREATED,
     FakeReply,
@@ -308,6 +309,8 @@ class FakeGateway:
         self._lock = threading.Lock()
         self._book = FaultBook()
         self._log: list[LogEntry] = []
+        self._runs: dict[bytes, int] = {}
+        """How many times each `fixture/flaky` request body (by SHA-256) was answered without a fault."""
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -381,10 +384,11 @@ class FakeGateway:
             return len(self._book.rules)
 
     def reset(self) -> None:
-        """Forget every fault rule, count and log entry."""
+        """Forget every fault rule, count and log entry, and `fixture/flaky`'s run counts."""
         with self._lock:
             self._book.clear()
             self._log.clear()
+            self._runs.clear()
 
     def log(self) -> list[LogEntry]:
         """Every chat request seen since the last reset, in arrival order."""
@@ -400,13 +404,29 @@ class FakeGateway:
     def _decide(
         self, model: str, case: str | None, step: int | None, body: bytes
     ) -> tuple[FaultAction | None, FakeReply]:
-        reply = self.replies.get(model) or answer(self.suite, body)
+        recorded = self.replies.get(model)
+        reply = recorded or (None if model == FLAKY else answer(self.suite, body))
         with self._lock:
             fault = self._book.take(model, case, step)
+            if reply is None:
+                # Decided under the lock, so two identical requests at once are two different runs.
+                reply = answer(self.suite, body, run=self._next_run(body, counts=fault is None))
             status = planned_status(fault, reply)
             name = fault.fault if fault is not None else None
             self._log.append(LogEntry(model=model, case=case, step=step, fault=name, status=status))
         return fault, reply
+
+    def _next_run(self, body: bytes, *, counts: bool) -> int:
+        """The run a `fixture/flaky` request is (1 the first time these bytes come); call locked.
+
+        Only a request answered without a fault `counts`: a retry after an injected fault is the
+        same run again, so recording K runs gets runs 1..K whatever faults are injected.
+        """
+        key = hashlib.sha256(body).digest()
+        run = self._runs.get(key, 0) + 1
+        if counts:
+            self._runs[key] = run
+        return run
 
     def _wait(self, seconds: float) -> bool:
         """Sleep, waking early when the gateway stops; True if it stopped."""
