@@ -164,22 +164,27 @@ def read_capped(path: Path, limit: int = MAX_CASSETTE_BYTES) -> bytes:
     return data
 
 
-def _umask() -> int:
+def file_mode() -> int:
+    """The mode an ordinary write would give a new file: 0666 less the umask.
+
+    Reading the umask means setting it for a moment, which is process-wide: a thread that writes
+    files (the recorder's writer) asks for the mode here, on the main thread, once.
+    """
     mask = os.umask(0)
     os.umask(mask)
-    return mask
+    return 0o666 & ~mask
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write via a temporary file in the same folder, fsync, then rename: never a half file.
 
-    mkstemp creates the file 0600; it gets the mode an ordinary write would (0666 less the umask),
-    so a shared cassettes folder stays readable by whoever the umask allows.
+    mkstemp creates the file 0600; it gets the mode an ordinary write would (`file_mode`, unless
+    given), so a shared cassettes folder stays readable by whoever the umask allows.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        os.fchmod(fd, 0o666 & ~_umask())
+        os.fchmod(fd, file_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

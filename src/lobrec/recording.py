@@ -3,30 +3,40 @@
 Each case of each model runs in its own task with its own cassette; a cassette is saved (atomically)
 only when its case has finished, scored or errored, and the model's manifest right after it. An
 interrupted run therefore leaves whole cassettes for finished cases and nothing for the rest, and
-`--missing` resumes it. Cases not run now (`--case`, `--missing`) are scored from their existing
-cassettes through replay, so the results always cover the whole suite.
+`--missing` resumes it. The files are written by one writer thread (`_Writer`), in the order the
+cases finished, so the event loop keeps serving the other cases while the disk works. Cases not run
+now (`--case`, `--missing`) are scored from their existing cassettes through replay, so the results
+always cover the whole suite.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import datetime as dt
 import functools
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 
 from lobrec import __version__
 from lobrec.cassettes import (
+    MANIFEST,
     Manifest,
     ManifestCase,
     ManifestSuite,
     case_file_name,
     case_fingerprint,
+    encode_pretty,
+    file_mode,
     load_manifest,
     model_dir_name,
     save_manifest,
+    write_atomic,
     writer_lock,
 )
 from lobrec.core.results import CaseResult, RunResult
@@ -35,7 +45,7 @@ from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result
 from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
-from lobrec.transport import MAX_REPLY_BYTES, LiveLink, new_for_recording, save
+from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
 
 @dataclass(kw_only=True)
@@ -108,11 +118,45 @@ def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manife
     return entry.fingerprint != case_fingerprint(suite, case)
 
 
+class _Writer:
+    """The one thread that writes a run's files, in the order the cases finished.
+
+    Each finished case asks for its cassette, then its model's manifest (which lists it); a
+    manifest is skipped when a newer one of the same model is already queued, since that one lists
+    this case too. So the manifest never lists a cassette not yet written, and many cases
+    finishing together cost one manifest write. A write already asked for is done even if the run
+    is cancelled meanwhile (`close` waits for them all).
+    """
+
+    def __init__(self) -> None:
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lobrec-writer")
+        self._newest: dict[Path, int] = {}
+        self._lock = threading.Lock()
+        self._mode = file_mode()
+
+    async def save(self, cassette: Path, data: bytes, manifest: Path, listing: bytes) -> None:
+        with self._lock:
+            version = self._newest[manifest] = self._newest.get(manifest, 0) + 1
+        job = self._thread.submit(self._write, cassette, data, manifest, listing, version)
+        await asyncio.shield(asyncio.wrap_future(job))
+
+    def _write(self, cassette: Path, data: bytes, manifest: Path, listing: bytes, version: int) -> None:
+        write_atomic(cassette, data, self._mode)
+        with self._lock:
+            newest = self._newest[manifest] == version
+        if newest:
+            write_atomic(manifest, listing, self._mode)
+
+    def close(self) -> None:
+        self._thread.shutdown(wait=True)
+
+
 @dataclass(kw_only=True)
 class _Session:
     """What every case of one `record` call shares; each finished case is saved at once."""
 
     link: LiveLink
+    writer: _Writer
     suite: Suite
     options: RecordOptions
     progress: Progress
@@ -133,24 +177,43 @@ class _Session:
             policy=self.options.policy,
             sleep=self.options.sleep,
         )
-        save(cassette)
         self.manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
-        save_manifest(directory, self.manifests[model])
-        self.results[model][case.id] = result
-        self.recorded[model].append(case.id)
+        data, listing = cassette_bytes(cassette), encode_pretty(self.manifests[model])
+        try:
+            await self.writer.save(Path(cassette.path), data, directory / MANIFEST, listing)
+        except asyncio.CancelledError:
+            # Cancelled while the files were being written: they still are (see `_Writer`), so the
+            # case counts as recorded, as its files will say.
+            self._done(model, result)
+            raise
+        self._done(model, result)
         self.progress.finished(model, result)
+
+    def _done(self, model: str, result: CaseResult) -> None:
+        self.results[model][result.id] = result
+        self.recorded[model].append(result.id)
+
+
+POOL_SIZE = 8
+"""Connections per httpx pool. httpcore's pool looks at every connection it holds for each request
+(a poll syscall for each idle one), so at concurrency 64 one pool spent more CPU than lobrec itself;
+the link spreads requests over several small pools instead (`LiveLink`)."""
 
 
 def _link(gateway: Gateway, options: RecordOptions) -> LiveLink:
     headers = {"accept-encoding": "identity", "user-agent": f"lobrec/{__version__}"}
     if gateway.api_key:
         headers["authorization"] = f"Bearer {gateway.api_key}"
-    pool = httpx.AsyncHTTPTransport(
-        limits=httpx.Limits(max_connections=max(1, options.concurrency)), retries=0
-    )
+    # A plain-http gateway (a loopback one: a key is never sent over http) never does TLS, so no CA
+    # bundle is loaded (a third of the client's start-up); redirects are never followed.
+    verify = urlsplit(gateway.chat_url).scheme != "http"
+    concurrency = max(1, options.concurrency)
+    count = -(-concurrency // POOL_SIZE)
+    limits = httpx.Limits(max_connections=-(-concurrency // count))
+    pools = [httpx.AsyncHTTPTransport(limits=limits, retries=0, verify=verify) for _ in range(count)]
     # The link's deadline covers the whole exchange; httpx's own timeouts (per read) would race it.
     return LiveLink(
-        pool,
+        pools,
         gateway.chat_url,
         headers=headers,
         secrets=(gateway.api_key or "",),
@@ -172,8 +235,11 @@ async def record(
 async def _record_locked(
     suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None
 ) -> RecordOutcome:
+    writer = _Writer()
     async with _link(gateway, options) as link:
-        session = _Session(link=link, suite=suite, options=options, progress=progress or Progress())
+        session = _Session(
+            link=link, writer=writer, suite=suite, options=options, progress=progress or Progress()
+        )
         queue: list[tuple[str, Case]] = []
         for model in options.models:
             directory = options.cassettes / model_dir_name(model)
@@ -189,7 +255,10 @@ async def _record_locked(
         # rest (the benchmark's live run at concurrency 16 took 8 round trips instead of 7).
         queue.sort(key=lambda item: -len(item[1].steps))
         jobs = [functools.partial(session.record_case, model, case) for model, case in queue]
-        completed = await run_jobs(jobs, options.concurrency)
+        try:
+            completed = await run_jobs(jobs, options.concurrency)
+        finally:
+            writer.close()
 
     for model in options.models:
         if completed:

@@ -23,7 +23,7 @@ import asyncio
 import json
 import time
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,10 +126,14 @@ def new_for_recording(path: Path) -> Cassette:
     )
 
 
+def cassette_bytes(cassette: Cassette) -> bytes:
+    """The file a recording is saved as, through vcrpy's serializer."""
+    cassette_dict = {"requests": cassette.requests, "responses": cassette.responses}
+    return vcr_serialize.serialize(cassette_dict, MsgspecSerializer).encode("utf-8")
+
+
 def save(cassette: Cassette) -> None:
-    SafePersister.save_cassette(
-        cassette.path, {"requests": cassette.requests, "responses": cassette.responses}, MsgspecSerializer
-    )
+    write_atomic(Path(cassette.path), cassette_bytes(cassette))
 
 
 def _spellings(secret: bytes) -> list[bytes]:
@@ -189,7 +193,7 @@ class LiveLink:
 
     def __init__(
         self,
-        transport: httpx.AsyncBaseTransport,
+        pools: httpx.AsyncBaseTransport | Sequence[httpx.AsyncBaseTransport],
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
@@ -197,7 +201,10 @@ class LiveLink:
         max_reply_bytes: int = MAX_REPLY_BYTES,
         deadline_s: float | None = None,
     ) -> None:
-        self.transport = transport
+        self.pools = [pools] if isinstance(pools, httpx.AsyncBaseTransport) else list(pools)
+        self.in_flight = [0] * len(self.pools)
+        """Requests holding a connection of each pool: a request goes to the least busy, so with at
+        most `concurrency` in flight over pools of `concurrency / len(pools)` none waits for one."""
         self.url = httpx.URL(url)
         self.headers = httpx.Headers({"content-type": "application/json", **(headers or {})})
         self.recorded_headers = {
@@ -214,7 +221,8 @@ class LiveLink:
         return LiveExchange(self, cassette)
 
     async def aclose(self) -> None:
-        await self.transport.aclose()
+        for pool in self.pools:
+            await pool.aclose()
 
     async def __aenter__(self) -> LiveLink:
         return self
@@ -248,9 +256,11 @@ class LiveExchange:
         request = httpx.Request("POST", link.url, headers=link.headers, content=body)
         vcr_request = VcrRequest("POST", str(link.url), _scrub(body, link.secrets), link.recorded_headers)
         start = time.perf_counter()
+        pool = min(range(len(link.pools)), key=link.in_flight.__getitem__)
+        link.in_flight[pool] += 1
         try:
             async with asyncio.timeout(link.deadline_s):
-                response = await link.transport.handle_async_request(request)
+                response = await link.pools[pool].handle_async_request(request)
                 try:
                     content = await self._read_capped(response)
                 finally:
@@ -270,6 +280,8 @@ class LiveExchange:
                 start,
             )
             raise  # unreachable
+        finally:
+            link.in_flight[pool] -= 1
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
         status = response.status_code
         if status == 200 and holds_secret(content, link.secrets):

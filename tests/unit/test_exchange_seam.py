@@ -132,3 +132,34 @@ def test_replay_loads_neither_httpx_nor_vcrpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_requests_go_to_the_least_busy_pool(tmp_path: Path) -> None:
+    """With at most `concurrency` in flight over pools of `concurrency / pools`, none waits."""
+    release = asyncio.Event()
+    served: list[int] = []
+
+    def pool(number: int) -> httpx.MockTransport:
+        async def handle(request: httpx.Request) -> httpx.Response:
+            served.append(number)
+            await release.wait()
+            return httpx.Response(200, content=b"{}")
+
+        return httpx.MockTransport(handle)
+
+    async def live() -> list[int]:
+        link = LiveLink([pool(0), pool(1), pool(2)], URL)
+        sends = [
+            asyncio.create_task(link.recording_into(new_for_recording(tmp_path / f"{n}.json")).send(BODY))
+            for n in range(6)
+        ]
+        while len(served) < 6:
+            await asyncio.sleep(0)
+        busy = list(link.in_flight)
+        release.set()
+        await asyncio.gather(*sends)
+        assert link.in_flight == [0, 0, 0]
+        return busy
+
+    assert asyncio.run(live()) == [2, 2, 2]
+    assert sorted(served) == [0, 0, 1, 1, 2, 2]
