@@ -6,7 +6,9 @@ Driven through the real `lobrec` command in a subprocess against the fake gatewa
 from __future__ import annotations
 
 import json
+import re
 import shlex
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +159,79 @@ def test_cassettes_that_is_a_file_is_a_one_line_error(tmp_path: Path) -> None:
         2,
         f"lobrec: --cassettes {path}: is a file, not a folder\n",
     )
+
+
+# --- help and wording (issue 13 item 7) ----------------------------------------------------------
+
+COMMANDS = [
+    [],
+    ["record"],
+    ["rescore"],
+    ["diff"],
+    ["audit"],
+    ["fake-gateway"],
+    ["suite"],
+    ["suite", "check"],
+    ["suite", "diff"],
+    ["suite", "show"],
+]
+PLACEHOLDER = re.compile(r"<[a-z][a-z_\[\] ]*>|[{}]")
+"""typer's own placeholders: `<list[str]>`, `<float range>`, `<path>`, `{cassettes_dir}`."""
+
+
+def help_of(command: list[str]) -> str:
+    done = run_lobrec([*command, "--help"])
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    return done.stdout.decode()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda words: " ".join(["lobrec", *words]))
+def test_help_has_real_metavars_and_whole_sentences(command: list[str]) -> None:
+    text = help_of(command)
+    assert not PLACEHOLDER.findall(text), PLACEHOLDER.findall(text)
+    summary = text.split("\n\n")[1]  # the paragraph after the usage line
+    assert summary.strip().endswith("."), summary
+    if "Commands:" in text:  # each command's line is its whole summary, never cut with "..."
+        rows = text.partition("Commands:\n")[2].strip().splitlines()
+        assert rows and all(row.endswith(".") and not row.endswith("...") for row in rows), rows
+
+
+def test_record_help_says_where_the_key_and_the_url_come_from() -> None:
+    text = " ".join(help_of(["record"]).split())
+    assert "LOBSTACK_API_KEY" in text and "LOBSTACK_BASE_URL" in text
+
+
+def test_fake_gateway_help_lists_its_models() -> None:
+    from lobrec.fakegateway import MODELS
+
+    text = " ".join(help_of(["fake-gateway"]).split())
+    assert "fixture/oracle" in text
+    assert all(model in text for model in MODELS)
+
+
+def test_fake_gateway_errors_are_one_lobrec_line(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    remote = run_lobrec(["fake-gateway", "--host", "0.0.0.0", "--suite", str(missing)])
+    unreadable = run_lobrec(["fake-gateway", "--suite", str(missing)])
+    assert (remote.returncode, remote.stdout, remote.stderr.decode()) == (
+        2,
+        b"",
+        "lobrec: refusing to listen on 0.0.0.0, which is not a loopback address; "
+        "pass --allow-remote to serve other machines\n",
+    )
+    assert (unreadable.returncode, unreadable.stdout, unreadable.stderr.decode()) == (
+        2,
+        b"",
+        f"lobrec: {missing}: cannot read the suite file: No such file or directory\n",
+    )
+
+
+def test_fake_gateway_on_a_taken_port_is_one_lobrec_line(fake_gateway: Any) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_lobrec(["fake-gateway", "--port", str(port), "--suite", str(fake_gateway.suite_path)])
+    stderr = done.stderr.decode()
+    assert (done.returncode, done.stdout) == (2, b""), stderr
+    assert stderr.startswith(f"lobrec: cannot listen on 127.0.0.1:{port}: ") and stderr.count("\n") == 1

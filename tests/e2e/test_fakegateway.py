@@ -389,7 +389,7 @@ def test_the_process_refuses_a_remote_host(small_suite_path: Path) -> None:
     assert (done.returncode, done.stdout, done.stderr) == (
         2,
         "",
-        "ConfigError: refusing to listen on 0.0.0.0, which is not a loopback address; "
+        "lobrec: refusing to listen on 0.0.0.0, which is not a loopback address; "
         "pass --allow-remote to serve other machines\n",
     )
 

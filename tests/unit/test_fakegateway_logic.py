@@ -722,7 +722,7 @@ def test_cli_refuses_a_remote_host_without_allow_remote() -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        "ConfigError: refusing to listen on 0.0.0.0, which is not a loopback address; "
+        "lobrec: refusing to listen on 0.0.0.0, which is not a loopback address; "
         "pass --allow-remote to serve other machines\n",
     )
 
@@ -733,7 +733,7 @@ def test_cli_reports_an_unreadable_suite(tmp_path: Any) -> None:
     assert (result.exit_code, result.stdout, result.stderr) == (
         2,
         "",
-        f"SuiteError: {path}: cannot read the suite file: No such file or directory\n",
+        f"lobrec: {path}: cannot read the suite file: No such file or directory\n",
     )
 
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import typer
 
 from lobrec import __version__
-from lobrec.cli._shared import Exit
+from lobrec.cli._shared import Command, Exit
 from lobrec.cli.audit import audit_command
 from lobrec.cli.diff import diff_command
-from lobrec.cli.fake import fake_gateway_command
+from lobrec.cli.fake import FakeGatewayCommand, fake_gateway_command
 from lobrec.cli.record import record_command
 from lobrec.cli.rescore import rescore_command
 from lobrec.cli.suite import suite_app
@@ -45,12 +45,12 @@ def _root(
     """Record and replay tool-calling evaluations through the Lobstack gateway."""
 
 
-app.command("record")(record_command)
-app.command("rescore")(rescore_command)
-app.add_typer(suite_app, name="suite", help="Check or show the suite.")
-app.command("diff")(diff_command)
-app.command("audit")(audit_command)
-app.command("fake-gateway")(fake_gateway_command)
+app.command("record", cls=Command)(record_command)
+app.command("rescore", cls=Command)(rescore_command)
+app.add_typer(suite_app, name="suite", help="Check the suite file, show its cases, or diff two versions.")
+app.command("diff", cls=Command)(diff_command)
+app.command("audit", cls=Command)(audit_command)
+app.command("fake-gateway", cls=FakeGatewayCommand)(fake_gateway_command)
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import inspect
 import signal
 import sys
 from collections.abc import Coroutine, Iterator
@@ -18,8 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperArgument, TyperCommand
 
 if TYPE_CHECKING:
+    from typer import _click as click
+
     from lobrec.core.results import RunResult
 
 T = TypeVar("T")
@@ -34,6 +38,44 @@ class Exit(enum.IntEnum):
     GATEWAY = 3
     INCOMPLETE = 4
     INTERRUPTED = 130
+
+
+class Command(TyperCommand):
+    """A command whose help names its arguments by metavar (`DIR`, `[FILE]`, never typer's `{dir}`
+    or `dir <path>`) and whose line in `lobrec --help` is its whole first paragraph, never cut."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, TyperArgument):
+                pieces.append(_argument_name(param) if param.required else f"[{_argument_name(param)}]")
+            else:
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            if isinstance(param, TyperArgument):
+                arguments.append((_argument_name(param), record[1]))
+            else:
+                options.append(record)
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        if self.short_help:
+            return super().get_short_help_str(limit)
+        return " ".join(inspect.cleandoc(self.help or "").partition("\n\n")[0].split())
+
+
+def _argument_name(param: TyperArgument) -> str:
+    return param.metavar or (param.name or "").upper()
 
 
 def plain(text: str, *, keep_newlines: bool = False) -> str:
@@ -238,16 +280,25 @@ def emit_reports(
 
 
 # Options shared by `record` and `rescore`, declared once.
-SuitePath = Annotated[Path | None, typer.Option("--suite", help="Suite file (default suite/suite.json).")]
-JsonOut = Annotated[str | None, typer.Option("--json", help="Write the results JSON here (- for stdout).")]
-MarkdownOut = Annotated[
-    str | None, typer.Option("--markdown", help="Write the Markdown report here (- for stdout).")
+SuitePath = Annotated[
+    Path | None, typer.Option("--suite", metavar="FILE", help="Suite file (default suite/suite.json).")
 ]
-HtmlOut = Annotated[str | None, typer.Option("--html", help="Write the HTML report here.")]
+JsonOut = Annotated[
+    str | None, typer.Option("--json", metavar="FILE", help="Write the results JSON here (- for stdout).")
+]
+MarkdownOut = Annotated[
+    str | None,
+    typer.Option("--markdown", metavar="FILE", help="Write the Markdown report here (- for stdout)."),
+]
+HtmlOut = Annotated[str | None, typer.Option("--html", metavar="FILE", help="Write the HTML report here.")]
 FailUnder = Annotated[
     float | None,
     typer.Option(
-        "--fail-under", min=0, max=100, help="Exit 1 when a model's overall score is below this percentage."
+        "--fail-under",
+        min=0,
+        max=100,
+        metavar="PCT",
+        help="Exit 1 when a model's overall score is below PCT percent.",
     ),
 ]
 

@@ -19,15 +19,22 @@ FINDINGS_EXIT = 1
 
 
 def audit_command(
-    cassettes_dir: Path = typer.Argument(..., help="The cassette directory to check (e.g. cassettes/)."),
+    cassettes_dir: Path = typer.Argument(
+        ..., metavar="DIR", help="The cassette folder to check (e.g. cassettes/)."
+    ),
     suite_path: Path | None = typer.Option(
         None,
         "--suite",
+        metavar="FILE",
         help="The suite the cassettes are for (default suite/suite.json when it exists): "
         "a manifest of another major version is a finding.",
     ),
 ) -> None:
-    """Scan cassettes for credentials and for files that are not well-formed cassettes."""
+    """Scan cassettes for credentials and malformed files.
+
+    Prints one line per finding (a key or token, a file that is not a well-formed cassette, a
+    manifest of another major suite version) and exits 1 when there is any, 0 when there is none.
+    """
     from lobrec.audit import audit
     from lobrec.errors import LobrecError
     from lobrec.gateway import KEY_ENV

@@ -53,14 +53,24 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
 
 
 def diff_command(
-    a: Path = typer.Argument(..., help="Model cassette directory (cassettes/<model>) or results JSON: A."),
-    b: Path = typer.Argument(..., help="Model cassette directory or results JSON: B."),
-    suite_path: Path | None = typer.Option(None, "--suite", help="Suite file (default suite/suite.json)."),
+    a: Path = typer.Argument(
+        ..., metavar="A", help="A model's cassette folder (e.g. cassettes/auto) or results JSON file."
+    ),
+    b: Path = typer.Argument(
+        ..., metavar="B", help="The other model's cassette folder or results JSON file."
+    ),
+    suite_path: Path | None = typer.Option(
+        None, "--suite", metavar="FILE", help="Suite file (default suite/suite.json)."
+    ),
     markdown_out: str | None = typer.Option(
-        None, "--markdown", help="Also write the comparison as Markdown (- for stdout)."
+        None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
     ),
 ) -> None:
-    """Compare two recordings case by case: flips, metric deltas, exact McNemar p-value."""
+    """Compare two recordings case by case.
+
+    Shows the metric deltas, the cases that flipped between pass and fail, and an exact McNemar
+    p-value for the flips. A cassette folder is re-judged offline, as rescore would.
+    """
     from lobrec.core.compare import compare
     from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_markdown

@@ -10,11 +10,29 @@ import contextlib
 import signal
 import threading
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import Exit, say
+from lobrec.cli._shared import Command, fail, say
 from lobrec.errors import ConfigError, LobrecError
+
+if TYPE_CHECKING:
+    from typer import _click as click
+
+
+class FakeGatewayCommand(Command):
+    """`fake-gateway --help` ends with the models it serves, read from the fake's own list (imported
+    only for the help, so `lobrec --help` stays fast) so the two cannot drift apart."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from lobrec.fakegateway import MODELS, RECORDED_PREFIX
+
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(
+                f"Models: {', '.join(MODELS)}; with --replies DIR, also {RECORDED_PREFIX}NAME."
+            )
 
 
 def _stop_on_sigterm() -> None:
@@ -29,21 +47,35 @@ def _stop_on_sigterm() -> None:
 
 def fake_gateway_command(
     host: str = typer.Option(
-        "127.0.0.1", "--host", help="Address to listen on (loopback unless --allow-remote)."
+        "127.0.0.1",
+        "--host",
+        metavar="HOST",
+        help="Address to listen on (loopback unless --allow-remote).",
     ),
-    port: int = typer.Option(0, "--port", min=0, max=65535, help="Port to listen on; 0 picks a free one."),
-    latency_ms: int = typer.Option(0, "--latency-ms", min=0, help="Milliseconds to wait before each answer."),
-    suite: str | None = typer.Option(None, "--suite", help="Suite file whose reference answers are served."),
+    port: int = typer.Option(
+        0, "--port", min=0, max=65535, metavar="PORT", help="Port to listen on; 0 picks a free one."
+    ),
+    latency_ms: int = typer.Option(
+        0, "--latency-ms", min=0, metavar="MS", help="Milliseconds to wait before each answer."
+    ),
+    suite: str | None = typer.Option(
+        None, "--suite", metavar="FILE", help="Suite file whose reference answers are served."
+    ),
     allow_remote: bool = typer.Option(
         False, "--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."
     ),
     replies: str | None = typer.Option(
-        None, "--replies", help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim."
+        None,
+        "--replies",
+        metavar="DIR",
+        help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim.",
     ),
 ) -> None:
-    """Serve scripted models on an OpenAI-compatible chat-completions API, for tests and demos.
+    """Serve scripted models for tests and demos.
 
-    Prints `fake gateway listening on http://HOST:PORT/v1` once ready; stop it with Ctrl-C or SIGTERM.
+    The models answer on an OpenAI-compatible chat-completions API, from the suite's reference
+    answers. Prints `fake gateway listening on http://HOST:PORT/v1` once ready; stop it with Ctrl-C
+    or SIGTERM.
     """
     from lobrec.fakegateway import FakeGateway, is_loopback, load_replies
     from lobrec.suite_file import load_suite
@@ -59,14 +91,19 @@ def fake_gateway_command(
             load_suite(suite), host, port, latency_ms, allow_remote=allow_remote, replies=served
         )
     except LobrecError as exc:
-        typer.echo(f"{type(exc).__name__}: {exc}", err=True)
-        raise typer.Exit(Exit.BAD_INPUT) from None
+        raise fail(str(exc)) from None
     try:
         gateway.bind()
     except OSError as exc:
-        typer.echo(f"ConfigError: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(Exit.BAD_INPUT) from None
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     say(f"fake gateway listening on {gateway.url}", output=True)
     _stop_on_sigterm()
     with contextlib.suppress(KeyboardInterrupt):
         gateway.serve_forever()
+
+
+def main() -> None:
+    """`python -m lobrec.fakegateway`: this command on its own, with the same help as `lobrec`'s."""
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+    app.command(cls=FakeGatewayCommand)(fake_gateway_command)
+    app()

@@ -29,31 +29,50 @@ from lobrec.cli._shared import (
 
 
 def record_command(
-    model: list[str] = typer.Option(..., "--model", "-m", help="Model to evaluate; repeat for several."),
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API)."
+    model: list[str] = typer.Option(
+        ..., "--model", "-m", metavar="MODEL", help="Model to evaluate; repeat for several."
     ),
-    cassettes: Path = typer.Option(Path("cassettes"), "--cassettes", help="Directory for cassettes."),
+    base_url: str | None = typer.Option(
+        None,
+        "--base-url",
+        metavar="URL",
+        help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API).",
+    ),
+    cassettes: Path = typer.Option(
+        Path("cassettes"), "--cassettes", metavar="DIR", help="Folder for the cassettes."
+    ),
     json_out: JsonOut = None,
     markdown_out: MarkdownOut = None,
     html_out: HtmlOut = None,
     fail_under: FailUnder = None,
-    case: list[str] = typer.Option([], "--case", help="Record only this case id; repeatable."),
+    case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     missing: bool = typer.Option(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
     ),
     concurrency: int = typer.Option(
-        8, "--concurrency", min=1, max=256, help="Cases in flight at once, all models together."
+        8, "--concurrency", min=1, max=256, metavar="N", help="Cases in flight at once, all models together."
     ),
     suite_path: SuitePath = None,
     timeout: float = typer.Option(
-        120.0, "--timeout", min=0.01, help="Seconds without an answer before a request fails."
+        120.0,
+        "--timeout",
+        min=0.01,
+        metavar="SECONDS",
+        help="Seconds without an answer before a request fails.",
     ),
     retry_delays: str = typer.Option(
-        "1,2,4", "--retry-delays", help="Seconds between the retries (tests shrink these)."
+        "1,2,4",
+        "--retry-delays",
+        metavar="SECONDS,...",
+        help="Seconds to wait before each retry, comma-separated (tests shrink these).",
     ),
 ) -> None:
-    """Run the suite against the gateway, judge every case, and record cassettes."""
+    """Run the suite against the gateway and record cassettes.
+
+    Every case is judged as it is recorded, then the leaderboard is printed. The API key is read
+    from LOBSTACK_API_KEY (only a loopback gateway runs without one), never from the command line;
+    LOBSTACK_BASE_URL sets the default --base-url.
+    """
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.recording import RecordOptions

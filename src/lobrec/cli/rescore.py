@@ -28,7 +28,9 @@ from lobrec.cli._shared import (
 
 
 def rescore_command(
-    cassettes_dir: Path = typer.Argument(..., help="Directory of model cassette directories."),
+    cassettes_dir: Path = typer.Argument(
+        ..., metavar="DIR", help="The folder of model cassette folders (e.g. cassettes/)."
+    ),
     suite_path: SuitePath = None,
     json_out: JsonOut = None,
     markdown_out: MarkdownOut = None,
@@ -40,6 +42,7 @@ def rescore_command(
     against: Path | None = typer.Option(
         None,
         "--against",
+        metavar="FILE",
         help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
     ),
     jobs: int | None = typer.Option(

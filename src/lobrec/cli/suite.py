@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from lobrec.cli._shared import Exit, fail, plain, say
+from lobrec.cli._shared import Command, Exit, fail, plain, say
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 suite_app = typer.Typer(
     name="suite",
-    help="Check the suite file against the build rules, and show its cases.",
+    help="Check the suite file, show its cases, or diff two versions.",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -42,16 +42,22 @@ def _load(path: Path | None) -> Suite:
         raise fail(str(exc)) from None
 
 
-@suite_app.command("check")
+@suite_app.command("check", cls=Command)
 def check(
-    path: Path | None = typer.Argument(None, help="The suite file (default: suite/suite.json)."),
+    path: Path | None = typer.Argument(
+        None, metavar="FILE", help="The suite file (default: suite/suite.json)."
+    ),
     against: Path | None = typer.Option(
-        None, "--against", help="An older suite file: also require the version bump its changes need."
+        None,
+        "--against",
+        metavar="OLD",
+        help="An older suite file: also require the version bump its changes need.",
     ),
 ) -> None:
-    """Check a suite file against every build rule; exit 2 and list the problems if any.
+    """Check a suite file against every build rule.
 
-    With --against OLD, first exit 1 with one line when the version is not the bump the changes need.
+    Lists the problems and exits 2 if there is any. With --against OLD, first exits 1 with one line
+    when the version is not the bump the changes need.
     """
     from lobrec.core.suitecheck import check_suite, summary
     from lobrec.core.suitediff import bump_problem, diff_suites
@@ -69,12 +75,15 @@ def check(
     say(summary(suite), output=True)
 
 
-@suite_app.command("diff")
+@suite_app.command("diff", cls=Command)
 def diff(
-    old: Path = typer.Argument(..., help="The older suite file."),
-    new: Path = typer.Argument(..., help="The newer suite file."),
+    old: Path = typer.Argument(..., metavar="OLD", help="The older suite file."),
+    new: Path = typer.Argument(..., metavar="NEW", help="The newer suite file."),
 ) -> None:
-    """Every change from OLD to NEW, classified, and the version bump the changes need."""
+    """List every change between two suite files.
+
+    Each change from OLD to NEW is classified, and the version bump the changes need is named.
+    """
     from lobrec.core.suitediff import bump_problem, diff_suites
 
     result = diff_suites(_load(old), _load(new))
@@ -112,13 +121,20 @@ def format_diff(result: Any) -> str:
     return "\n".join(lines)
 
 
-@suite_app.command("show")
+@suite_app.command("show", cls=Command)
 def show(
-    case_id: str | None = typer.Argument(None, metavar="[ID]", help="Show this case in full."),
-    group: str | None = typer.Option(None, "--group", "-g", help="Only list the cases of this group."),
-    path: Path | None = typer.Option(None, "--suite", help="The suite file (default: suite/suite.json)."),
+    case_id: str | None = typer.Argument(None, metavar="ID", help="Show this case in full."),
+    group: str | None = typer.Option(
+        None, "--group", "-g", metavar="GROUP", help="Only list the cases of this group."
+    ),
+    path: Path | None = typer.Option(
+        None, "--suite", metavar="FILE", help="The suite file (default: suite/suite.json)."
+    ),
 ) -> None:
-    """List the cases (id, group, request, expected tools per step), or show one case in full."""
+    """List the suite's cases, or show one case in full.
+
+    The list gives each case's id, group, request, and the tools it expects step by step.
+    """
     from rich.console import Console
 
     from lobrec.core.suite import GROUPS
