@@ -4,6 +4,8 @@ Layout::
 
     cassettes/<model-dir>/manifest.json
     cassettes/<model-dir>/<case-id>.json
+    cassettes/<model-dir>/runs/<n>/manifest.json      (repeated runs 2..K, see `run_directories`)
+    cassettes/<model-dir>/runs/<n>/<case-id>.json
 
 `<model-dir>` is the model string percent-encoded (`openai/gpt-4o` -> `openai%2Fgpt-4o`), so any
 model name maps to one safe directory and back. Cassette files keep vcrpy's layout
@@ -43,6 +45,11 @@ MANIFEST = "manifest.json"
 LOCK = ".lock"
 """Held (flock) by the one `lobrec record` writing a model directory; holds the writer's pid."""
 CASSETTE_FORMAT_VERSION = 1
+RUNS_DIR = "runs"
+"""Runs 2..K of a model live in `<model-dir>/runs/<n>/`; run 1 is the model directory itself."""
+MAX_RUNS = 1000
+"""A run number above this is not a run (a stray `runs/999999999` must not mean a billion runs)."""
+_RUN_NAME = re.compile(r"^[1-9][0-9]{0,8}$")
 _CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
@@ -310,3 +317,29 @@ def model_directories(root: Path) -> list[Path]:
     if not found:
         raise CassetteError(f"{root}: no model folders (a model folder holds {MANIFEST}); nothing to rescore")
     return sorted(found, key=lambda p: model_from_dir_name(p.name))
+
+
+def run_number(name: str) -> int | None:
+    """The run a `runs/` entry names (2..MAX_RUNS, decimal, no leading zeros), else None."""
+    if not _RUN_NAME.match(name):
+        return None
+    number = int(name)
+    return number if 2 <= number <= MAX_RUNS else None
+
+
+def run_directories(model_dir: Path) -> list[Path]:
+    """Every run's folder of a model, run 1 (the model directory itself) first, then runs/2..K.
+
+    K is the highest run folder present (1 without `runs/`). A folder missing between 2 and K is
+    still listed, as a path that does not exist: that run counts with every case unrecorded, so a
+    gap never shifts run numbers. Entries that are not runs (a file, a symlink, `runs/01`, `runs/1`)
+    are left to `lobrec audit` to report.
+    """
+    runs = model_dir / RUNS_DIR
+    highest = 1
+    if runs.is_dir() and not runs.is_symlink():
+        for entry in runs.iterdir():
+            number = run_number(entry.name)
+            if number is not None and entry.is_dir() and not entry.is_symlink():
+                highest = max(highest, number)
+    return [model_dir, *(runs / str(n) for n in range(2, highest + 1))]

@@ -101,3 +101,23 @@ def test_decode_errors_name_the_file(data: bytes, message: str) -> None:
     with pytest.raises(CassetteError) as info:
         decode_cassette(data, Path("cassettes/m/sel-01.json"))
     assert str(info.value) == f"cassettes/m/sel-01.json: {message}"
+
+
+def test_run_directories_lists_run_one_then_every_run_up_to_the_highest(tmp_path: Path) -> None:
+    from lobrec.cassettes import RUNS_DIR, run_directories
+
+    model = tmp_path / "m"
+    model.mkdir()
+    assert run_directories(model) == [model]
+    (model / RUNS_DIR).mkdir()
+    assert run_directories(model) == [model]
+    for name in ("2", "4"):
+        (model / RUNS_DIR / name).mkdir()
+    # Not runs: a file, run 1 (the model folder itself), a leading zero, a symlink, a huge number.
+    (model / RUNS_DIR / "7").write_text("x")
+    for name in ("1", "05", "x", "99999999"):
+        (model / RUNS_DIR / name).mkdir()
+    (model / RUNS_DIR / "9").symlink_to(model / RUNS_DIR / "2")
+    runs = model / RUNS_DIR
+    assert run_directories(model) == [model, runs / "2", runs / "3", runs / "4"]
+    assert not (runs / "3").exists()
