@@ -111,12 +111,12 @@ async def _send_with_retries(
                 ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=exc.elapsed_ms)
             )
             if last:
-                raise CaseErrored(f"step {step}: the request failed {tries} times; last: {exc}") from None
+                raise CaseErrored(f"step {step + 1}: the request failed {tries} times; last: {exc}") from None
             await sleep(policy.delays_s[attempt])
             continue
         except GatewayError as exc:
             attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=0.0))
-            raise CaseErrored(f"step {step}: {exc}") from None
+            raise CaseErrored(f"step {step + 1}: {exc}") from None
         call = ApiCall(
             step=step,
             attempt=attempt,
@@ -128,12 +128,13 @@ async def _send_with_retries(
         if answer.status in RETRY_STATUSES:
             attempts.append(call)
             if last:
-                raise CaseErrored(f"step {step}: the gateway answered {answer.status} {tries} times")
+                raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
             await sleep(policy.delays_s[attempt])
             continue
         if answer.status != 200 and not wire.tool_use_failed(answer.status, answer.body):
             attempts.append(call)
-            raise CaseErrored(f"step {step}: the gateway answered {answer.status}: {_error_message(answer)}")
+            message = _error_message(answer)
+            raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {message}")
         attempts.append(call)
         return answer
     raise AssertionError("unreachable")
@@ -192,11 +193,11 @@ async def run_case(
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:
-            return result("stale", f"step {index}: {exc}")
+            return result("stale", f"step {index + 1}: {exc}")
         except CassetteError as exc:  # a recorded answer that cannot be replayed (untrusted file)
-            return result("errored", f"step {index}: {exc}")
+            return result("errored", f"step {index + 1}: {exc}")
         except GatewayError as exc:
-            return result("errored", f"step {index}: {exc}")
+            return result("errored", f"step {index + 1}: {exc}")
         attempts[-1] = _judged(attempts[-1], reply.model)
         verdict = judge_step(step, reply, offered, index)
         verdicts.append(verdict)

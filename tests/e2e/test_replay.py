@@ -97,7 +97,7 @@ def test_a_chain_that_now_goes_further_is_stale(fake_gateway: Any, tmp_path: Pat
     (model,) = run.models
     chain = next(c for c in model.cases if c.id == "chain-01")
     assert chain.status == "stale"
-    assert chain.reason is not None and chain.reason.startswith("step 1: ")
+    assert chain.reason is not None and chain.reason.startswith("step 2: ")
     assert chain.reason.endswith("chain-01.json: no recorded answer for this request")
 
 

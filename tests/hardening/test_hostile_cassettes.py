@@ -229,13 +229,13 @@ ROWS: list[Hostile] = [
     Hostile(
         "elapsed header that is not a number",
         _edit(_first_response("headers", "x-lobrec-elapsed-ms", value=["nan"])),
-        "step 0: {file}: a recorded response cannot be replayed: x-lobrec-elapsed-ms is nan, not a duration",
+        "step 1: {file}: a recorded response cannot be replayed: x-lobrec-elapsed-ms is nan, not a duration",
         "{file}: $.interactions[0].response.headers.x-lobrec-elapsed-ms: 'nan' is not a duration in ms",
     ),
     Hostile(
         "elapsed header that is empty",
         _edit(_first_response("headers", "x-lobrec-elapsed-ms", value=[])),
-        "step 0: {file}: a recorded response cannot be replayed: x-lobrec-elapsed-ms has 0 values, not one",
+        "step 1: {file}: a recorded response cannot be replayed: x-lobrec-elapsed-ms has 0 values, not one",
         "{file}: $.interactions[0].response.headers.x-lobrec-elapsed-ms: [] is not a duration in ms",
     ),
     Hostile(

@@ -87,7 +87,7 @@ def _every(code: str) -> Row:
         rule={"then": code},
         statuses=[int(code)] * 4,
         status=ERRORED,
-        reason=f"step 0: the gateway answered {code} 4 times",
+        reason=f"step 1: the gateway answered {code} 4 times",
     )
 
 
@@ -116,7 +116,7 @@ def _burst_beyond(code: str) -> Row:
         rule={"faults": [code] * 4},
         statuses=[int(code)] * 4,
         status=ERRORED,
-        reason=f"step 0: the gateway answered {code} 4 times",
+        reason=f"step 1: the gateway answered {code} 4 times",
     )
 
 
@@ -129,14 +129,14 @@ ROWS: list[Row] = [
         rule={"faults": ["500"]},
         statuses=[500],
         status=ERRORED,
-        reason=f"step 0: the gateway answered 500: {MESSAGES['500']}",
+        reason=f"step 1: the gateway answered 500: {MESSAGES['500']}",
     ),
     Row(
         id="400 errors at once",
         rule={"faults": ["400"]},
         statuses=[400],
         status=ERRORED,
-        reason=f"step 0: the gateway answered 400: {MESSAGES['400']}",
+        reason=f"step 1: the gateway answered 400: {MESSAGES['400']}",
     ),
     Row(
         id="hang past the timeout, once",
@@ -149,7 +149,7 @@ ROWS: list[Row] = [
         rule={"then": "hang", "hang_seconds": 2},
         statuses=[None] * 4,
         status=ERRORED,
-        reason=f"step 0: the request failed 4 times; last: {TIMED_OUT}",
+        reason=f"step 1: the request failed 4 times; last: {TIMED_OUT}",
     ),
     Row(id="reset before the response", rule={"faults": ["reset"]}, statuses=[None, 200], status=SCORED),
     Row(
@@ -157,7 +157,7 @@ ROWS: list[Row] = [
         rule={"then": "reset"},
         statuses=[None] * 4,
         status=ERRORED,
-        reason="step 0: the request failed 4 times; last: ReadError: no detail",
+        reason="step 1: the request failed 4 times; last: ReadError: no detail",
     ),
     Row(id="reset mid-body", script=[reset_mid_body], statuses=[None, 200], status=SCORED),
     Row(id="truncated body", rule={"faults": ["truncate"]}, statuses=[None, 200], status=SCORED),
@@ -166,7 +166,7 @@ ROWS: list[Row] = [
         rule={"then": "truncate"},
         statuses=[None] * 4,
         status=ERRORED,
-        reason="step 0: the request failed 4 times; last: RemoteProtocolError: peer closed connection "
+        reason="step 1: the request failed 4 times; last: RemoteProtocolError: peer closed connection "
         "without sending complete message body (received 231 bytes, expected 462)",
     ),
     Row(
@@ -180,21 +180,21 @@ ROWS: list[Row] = [
         rule={"faults": ["not_json"]},
         statuses=[200],
         status=ERRORED,
-        reason="step 0: the gateway's 200 body is not JSON (84 bytes)",
+        reason="step 1: the gateway's 200 body is not JSON (84 bytes)",
     ),
     Row(
         id="200 body not a chat completion",
         rule={"faults": ["not_completion"]},
         statuses=[200],
         status=ERRORED,
-        reason="step 0: the gateway's 200 body is not a chat completion (no choices)",
+        reason="step 1: the gateway's 200 body is not a chat completion (no choices)",
     ),
     Row(
         id="200 body not UTF-8",
         script=[not_utf8],
         statuses=[None],
         status=ERRORED,
-        reason="step 0: the gateway's 200 body is not UTF-8 text",
+        reason="step 1: the gateway's 200 body is not UTF-8 text",
     ),
     Row(
         id="reply over the cap",
@@ -202,7 +202,7 @@ ROWS: list[Row] = [
         max_reply_bytes=1024 * 1024,
         statuses=[None],
         status=ERRORED,
-        reason="step 0: the reply is over the 1048576-byte cap",
+        reason="step 1: the reply is over the 1048576-byte cap",
     ),
     Row(
         id="gzip bomb inflating over the cap",
@@ -210,7 +210,7 @@ ROWS: list[Row] = [
         max_reply_bytes=1024 * 1024,
         statuses=[None],
         status=ERRORED,
-        reason="step 0: the reply is over the 1048576-byte cap",
+        reason="step 1: the reply is over the 1048576-byte cap",
     ),
     Row(id="gzip body that does not inflate", script=[bad_gzip], statuses=[None, 200], status=SCORED),
     Row(id="Latin-1 response header", script=[latin1_header], statuses=[200], status=SCORED),
@@ -219,7 +219,7 @@ ROWS: list[Row] = [
         script=[redirect],
         statuses=[302],
         status=ERRORED,
-        reason="step 0: the gateway answered 302: Found",
+        reason="step 1: the gateway answered 302: Found",
     ),
 ]
 
@@ -287,7 +287,7 @@ def test_a_huge_reply_is_errored_with_bounded_memory(
 ) -> None:
     """A 48 MiB reply (sent plainly, or as a 48 KiB gzip bomb) against the default 4 MiB cap:
     the case is errored and this process never holds more than twice the cap."""
-    reason = f"step 0: the reply is over the {MAX_REPLY_BYTES}-byte cap"
+    reason = f"step 1: the reply is over the {MAX_REPLY_BYTES}-byte cap"
     row = Row(id=source, statuses=[None], status=ERRORED, reason=reason)
     if source == "fake":
         fake_gateway.faults([{"model": MODEL, "case": "sel-01", "faults": ["huge"], "huge_bytes": BIG}])

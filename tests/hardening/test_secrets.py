@@ -127,6 +127,6 @@ def test_a_gateway_echoing_the_key_is_scrubbed(
         for case in model["cases"]
         if case["status"] == "errored"
     }
-    assert reasons["sel-01"] == "step 0: the gateway's 200 answer contains the API key; it was not recorded"
+    assert reasons["sel-01"] == "step 1: the gateway's 200 answer contains the API key; it was not recorded"
     arg = {"reason": reasons["arg-01"]}
-    assert arg["reason"] == "step 0: the gateway answered 401: bad key Bearer <redacted>"
+    assert arg["reason"] == "step 1: the gateway answered 401: bad key Bearer <redacted>"

@@ -107,7 +107,7 @@ def test_every_case_is_scored_or_errored_with_its_reason(storm: Storm) -> None:
     for index, case in enumerate(storm.suite.cases):
         result = storm.result(case.id)
         if burst(index) >= 4:
-            expected = ("errored", f"step 0: the gateway answered {code(index)} 4 times", False)
+            expected = ("errored", f"step 1: the gateway answered {code(index)} 4 times", False)
         else:
             expected = ("scored", None, True)
         assert (result.status, result.reason, result.passed) == expected, case.id

@@ -652,7 +652,7 @@ def test_unpriced_calls_name_each_unpriced_200() -> None:
         result("chain", status="stale", api_calls=[api(cost_usd=None)]),
     ]
     metrics = compute_metrics(SUITE, cases)
-    assert metrics.unpriced_calls == ["sel step 0 attempt 1", "par step 1 attempt 0"]
+    assert metrics.unpriced_calls == ["sel step 1 attempt 2", "par step 2 attempt 1"]
     assert metrics.cost_per_100_cases_usd is None
     priced = compute_metrics(SUITE, [result("sel", api_calls=[api(cost_usd=0.001)])])
     assert (priced.unpriced_calls, priced.cost_per_100_cases_usd) == ([], 0.1)

@@ -124,8 +124,8 @@ openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1
 acme/tool-llm-7b        —      —       —        —       —         —        —        —         —    0/12       12      0
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 • auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
-• auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt 0, arg-line-range
-step 0 attempt 0 and 10 more)
+• auto: cost not shown: 13 unpriced calls (sel-readme step 1 attempt 1, sel-weather step 1 attempt 1, arg-line-range
+step 1 attempt 1 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
 
@@ -162,8 +162,8 @@ auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
 • auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
-• auto: cost not shown: 13 unpriced calls (sel-readme step 0 attempt 0, sel-weather step 0 attempt
-0, arg-line-range step 0 attempt 0 and 10 more)
+• auto: cost not shown: 13 unpriced calls (sel-readme step 1 attempt 1, sel-weather step 1 attempt
+1, arg-line-range step 1 attempt 1 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
 

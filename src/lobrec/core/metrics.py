@@ -233,7 +233,7 @@ def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
     if scored_count == 0:
         return []
     return [
-        f"{case.id} step {call.step} attempt {call.attempt}"
+        f"{case.id} step {call.step + 1} attempt {call.attempt + 1}"
         for case, call in _paid(cases)
         if call.status == 200 and call.cost_usd is None
     ]
