@@ -258,8 +258,14 @@ def emit_reports(
     html_out: str | None,
     leaderboard: bool,
     partial: bool = False,
+    *,
+    csv_out: str | None = None,
+    jsonl_out: str | None = None,
+    junit_out: str | None = None,
+    summary_out: str | None = None,
 ) -> None:
-
+    """Write each report and export asked for, then print the leaderboard (on stderr when a file
+    goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
     from lobrec.core.results import encode_results
 
     if json_out:
@@ -272,10 +278,26 @@ def emit_reports(
         from lobrec.reports.html import render_html
 
         write_report(html_out, render_html(run, suite))
+    if csv_out or jsonl_out:
+        from lobrec.reports.export import to_csv, to_jsonl
+
+        if csv_out:
+            write_report(csv_out, to_csv(run, suite))
+        if jsonl_out:
+            write_report(jsonl_out, to_jsonl(run, suite))
+    if junit_out:
+        from lobrec.reports.junit import to_junit
+
+        write_report(junit_out, to_junit(run, suite))
+    if summary_out:
+        from lobrec.reports.summary import to_summary
+
+        write_report(summary_out, to_summary(run, suite))
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
-        to_stdout = "-" not in (json_out, markdown_out, html_out)
+        outs = (json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out)
+        to_stdout = "-" not in outs
         render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
 
 
@@ -291,6 +313,30 @@ MarkdownOut = Annotated[
     typer.Option("--markdown", metavar="FILE", help="Write the Markdown report here (- for stdout)."),
 ]
 HtmlOut = Annotated[str | None, typer.Option("--html", metavar="FILE", help="Write the HTML report here.")]
+CsvOut = Annotated[
+    str | None,
+    typer.Option(
+        "--csv", metavar="FILE", help="Write one CSV row per model, case and judged step here (- for stdout)."
+    ),
+]
+JsonlOut = Annotated[
+    str | None,
+    typer.Option("--jsonl", metavar="FILE", help="Write the same rows as JSON Lines here (- for stdout)."),
+]
+JunitOut = Annotated[
+    str | None,
+    typer.Option(
+        "--junit", metavar="FILE", help="Write JUnit XML here: a testsuite per model, a testcase per case."
+    ),
+]
+SummaryOut = Annotated[
+    str | None,
+    typer.Option(
+        "--summary",
+        metavar="FILE",
+        help="Write a short Markdown summary for a CI job page here (e.g. $GITHUB_STEP_SUMMARY).",
+    ),
+]
 FailUnder = Annotated[
     float | None,
     typer.Option(

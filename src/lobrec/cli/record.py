@@ -7,13 +7,17 @@ from pathlib import Path
 import typer
 
 from lobrec.cli._shared import (
+    CsvOut,
     Exit,
     FailUnder,
     HtmlOut,
     Interrupted,
+    JsonlOut,
     JsonOut,
+    JunitOut,
     MarkdownOut,
     SuitePath,
+    SummaryOut,
     check_threshold,
     emit_reports,
     errored_summary,
@@ -44,6 +48,10 @@ def record_command(
     json_out: JsonOut = None,
     markdown_out: MarkdownOut = None,
     html_out: HtmlOut = None,
+    csv_out: CsvOut = None,
+    jsonl_out: JsonlOut = None,
+    junit_out: JunitOut = None,
+    summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     missing: bool = typer.Option(
@@ -107,7 +115,17 @@ def record_command(
         ) from None
     with interruptible_reports():
         emit_reports(
-            outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True, partial=bool(case)
+            outcome.run,
+            suite,
+            json_out,
+            markdown_out,
+            html_out,
+            leaderboard=True,
+            partial=bool(case),
+            csv_out=csv_out,
+            jsonl_out=jsonl_out,
+            junit_out=junit_out,
+            summary_out=summary_out,
         )
     for line in errored_summary(outcome.run):
         say(line)

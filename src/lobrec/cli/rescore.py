@@ -8,13 +8,17 @@ from typing import Any
 import typer
 
 from lobrec.cli._shared import (
+    CsvOut,
     Exit,
     FailUnder,
     HtmlOut,
     Interrupted,
+    JsonlOut,
     JsonOut,
+    JunitOut,
     MarkdownOut,
     SuitePath,
+    SummaryOut,
     check_threshold,
     emit_reports,
     errored_summary,
@@ -35,6 +39,10 @@ def rescore_command(
     json_out: JsonOut = None,
     markdown_out: MarkdownOut = None,
     html_out: HtmlOut = None,
+    csv_out: CsvOut = None,
+    jsonl_out: JsonlOut = None,
+    junit_out: JunitOut = None,
+    summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
@@ -73,7 +81,18 @@ def rescore_command(
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     with interruptible_reports():
-        emit_reports(outcome.run, suite, json_out, markdown_out, html_out, leaderboard=True)
+        emit_reports(
+            outcome.run,
+            suite,
+            json_out,
+            markdown_out,
+            html_out,
+            leaderboard=True,
+            csv_out=csv_out,
+            jsonl_out=jsonl_out,
+            junit_out=junit_out,
+            summary_out=summary_out,
+        )
     for line in errored_summary(outcome.run):
         say(line)
     incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
