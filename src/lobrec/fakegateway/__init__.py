@@ -11,6 +11,7 @@ The package is split by responsibility, and every public name is re-exported her
 - `models`: the scripted models, pure and testable without sockets (`locate`, `answer`,
   `sloppy_plan`, `load_replies`);
 - `faults`: fault rules and the book that picks the fault for each request (`FaultBook`);
+- `ratelimit`: the token bucket behind `--rate-limit` (`take_token`, `RateLimiter`);
 - `server`: `FakeGateway`, a standard-library `ThreadingHTTPServer` that asks the brain, sleeps
   for latency and performs faults on the socket, and `start_fake_gateway_process`, which runs it as
   a separate process (`python -m lobrec.fakegateway`).
@@ -71,6 +72,15 @@ from lobrec.fakegateway.models import (
     sloppy_plan,
     sloppy_turn,
 )
+from lobrec.fakegateway.ratelimit import (
+    Bucket,
+    RateLimit,
+    RateLimiter,
+    checked_limit,
+    rate_limited_reply,
+    retry_after,
+    take_token,
+)
 from lobrec.fakegateway.server import (
     CHAT_PATHS,
     LISTENING,
@@ -78,6 +88,7 @@ from lobrec.fakegateway.server import (
     MODELS_PATHS,
     FakeGateway,
     LogEntry,
+    fake_gateway_command_line,
     is_loopback,
     start_fake_gateway_process,
     stop_fake_gateway_process,
@@ -131,6 +142,7 @@ __all__ = [
     "STATUS_FAULTS",
     "UNKNOWN_CASE",
     "UNPRICED",
+    "Bucket",
     "ChatCall",
     "FakeGateway",
     "FakeReply",
@@ -141,14 +153,18 @@ __all__ = [
     "FaultRules",
     "Location",
     "LogEntry",
+    "RateLimit",
+    "RateLimiter",
     "RecordedReply",
     "SloppyBehaviour",
     "Turn",
     "answer",
     "break_schema",
+    "checked_limit",
     "completion_body",
     "decode_fault_rules",
     "error_reply",
+    "fake_gateway_command_line",
     "flaky_passes",
     "flaky_turn",
     "is_loopback",
@@ -160,9 +176,12 @@ __all__ = [
     "planned_status",
     "plausible_turn",
     "price",
+    "rate_limited_reply",
+    "retry_after",
     "sloppy_plan",
     "sloppy_turn",
     "start_fake_gateway_process",
     "status_fault_reply",
     "stop_fake_gateway_process",
+    "take_token",
 ]

@@ -17,11 +17,12 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -40,6 +41,7 @@ from lobrec.fakegateway.faults import (
     planned_status,
 )
 from lobrec.fakegateway.models import FLAKY, MODELS, answer, locate
+from lobrec.fakegateway.ratelimit import RateLimit, RateLimiter, checked_limit, rate_limited_reply
 from lobrec.fakegateway.wire import (
     CREATED,
     FakeReply,
@@ -58,12 +60,15 @@ LISTENING = re.compile(r"fake gateway listening on (http://\S+/v1)")
 
 
 class LogEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One chat request as the gateway saw it; `status` is None when no response was sent."""
+    """One chat request as the gateway saw it; `status` is None when no response was sent.
+
+    `fault` is the injected fault, or `"rate_limit"` for the rate limiter's own 429.
+    """
 
     model: str | None
     case: str | None
     step: int | None
-    fault: Fault | None
+    fault: Fault | Literal["rate_limit"] | None
     status: int | None
 
 
@@ -213,6 +218,10 @@ class _Handler(BaseHTTPRequestHandler):
         location = locate(gateway.suite, call.messages)
         case_id = location.case.id if location is not None else None
         step = location.step if location is not None else None
+        limited = gateway._limit(call.model, case_id, step)
+        if limited is not None:
+            self._send(limited)  # at once: a real gateway refuses before doing any work
+            return
         fault, reply = gateway._decide(call.model, case_id, step, body)
         gateway._wait(gateway.latency_ms / 1000)
         if fault is None:
@@ -283,7 +292,10 @@ class FakeGateway:
             client = openai.OpenAI(base_url=gateway.url, api_key="test")
 
     Parameters: `suite` decides the scripted answers; `host` must be loopback unless `allow_remote`;
-    `port` 0 picks a free port; `latency_ms` is slept before every chat answer.
+    `port` 0 picks a free port; `latency_ms` is slept before every chat answer. `rate_limit` (requests
+    per second, a token bucket holding `rate_limit_burst`, by default max(1, rate)) answers 429 to
+    chat requests beyond it, with one bucket per model when `rate_limit_per_model`; `clock` is
+    the limiter's time in seconds, replaceable so tests need not sleep.
     """
 
     def __init__(
@@ -295,12 +307,23 @@ class FakeGateway:
         *,
         allow_remote: bool = False,
         replies: dict[str, FakeReply] | None = None,
+        rate_limit: float | None = None,
+        rate_limit_burst: float | None = None,
+        rate_limit_per_model: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not allow_remote and not is_loopback(host):
             raise ConfigError(
                 f"refusing to listen on {host}, which is not a loopback address; "
                 "pass --allow-remote to serve other machines"
             )
+        if rate_limit is None and (rate_limit_burst is not None or rate_limit_per_model):
+            raise ConfigError("--rate-limit-burst and --rate-limit-per-model need --rate-limit")
+        self.rate_limit: RateLimit | None = (
+            None
+            if rate_limit is None
+            else checked_limit(rate_limit, rate_limit_burst, per_model=rate_limit_per_model)
+        )
         self.suite = suite
         self.host = host
         self.port = port
@@ -311,6 +334,8 @@ class FakeGateway:
         self._log: list[LogEntry] = []
         self._runs: dict[bytes, int] = {}
         """How many times each `fixture/flaky` request body (by SHA-256) was answered without a fault."""
+        self._limiter = RateLimiter(self.rate_limit) if self.rate_limit is not None else None
+        self._clock = clock
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -384,11 +409,13 @@ class FakeGateway:
             return len(self._book.rules)
 
     def reset(self) -> None:
-        """Forget every fault rule, count and log entry, and `fixture/flaky`'s run counts."""
+        """Forget every fault rule, count and log entry, `fixture/flaky`'s runs; refill the buckets."""
         with self._lock:
             self._book.clear()
             self._log.clear()
             self._runs.clear()
+            if self._limiter is not None:
+                self._limiter.clear()
 
     def log(self) -> list[LogEntry]:
         """Every chat request seen since the last reset, in arrival order."""
@@ -400,6 +427,20 @@ class FakeGateway:
     def _record(self, entry: LogEntry) -> None:
         with self._lock:
             self._log.append(entry)
+
+    def _limit(self, model: str, case: str | None, step: int | None) -> FakeReply | None:
+        """The limiter's 429 for a request beyond the rate (logged), or None to answer it.
+
+        Checked before the fault book and the flaky runs, so a refused request uses up neither.
+        """
+        if self._limiter is None:
+            return None
+        with self._lock:
+            wait = self._limiter.take(model, self._clock())
+            if wait == 0:
+                return None
+            self._log.append(LogEntry(model=model, case=case, step=step, fault="rate_limit", status=429))
+        return rate_limited_reply(self._limiter.limit, model, wait)
 
     def _decide(
         self, model: str, case: str | None, step: int | None, body: bytes
@@ -438,20 +479,29 @@ class FakeGateway:
 # --- as a separate process ------------------------------------------------------------------------
 
 
-def start_fake_gateway_process(
+def fake_gateway_command_line(
     suite_path: str | Path,
     latency_ms: int = 0,
     *,
     host: str = "127.0.0.1",
     extra_args: Sequence[str] = (),
-    startup_timeout: float = 30.0,
-) -> tuple[subprocess.Popen[bytes], str]:
-    """Run `python -m lobrec.fakegateway` on a free port; returns the process and its base URL.
+    rate_limit: float | None = None,
+    rate_limit_burst: float | None = None,
+    rate_limit_per_model: bool = False,
+) -> list[str]:
+    """The `python -m lobrec.fakegateway` command `start_fake_gateway_process` runs.
 
-    Stop it with `stop_fake_gateway_process` (terminate, wait, close the pipe). Raises
-    RuntimeError, with what the process printed, if it does not announce itself in time.
+    The rate-limit options are only added when asked for, so a command without them works with
+    any version of `lobrec fake-gateway`.
     """
-    command = [
+    limits: list[str] = []
+    if rate_limit is not None:
+        limits += ["--rate-limit", repr(float(rate_limit))]
+    if rate_limit_burst is not None:
+        limits += ["--rate-limit-burst", repr(float(rate_limit_burst))]
+    if rate_limit_per_model:
+        limits.append("--rate-limit-per-model")
+    return [
         sys.executable,
         "-m",
         "lobrec.fakegateway",
@@ -463,8 +513,38 @@ def start_fake_gateway_process(
         "0",
         "--latency-ms",
         str(latency_ms),
+        *limits,
         *extra_args,
     ]
+
+
+def start_fake_gateway_process(
+    suite_path: str | Path,
+    latency_ms: int = 0,
+    *,
+    host: str = "127.0.0.1",
+    extra_args: Sequence[str] = (),
+    startup_timeout: float = 30.0,
+    rate_limit: float | None = None,
+    rate_limit_burst: float | None = None,
+    rate_limit_per_model: bool = False,
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Run `python -m lobrec.fakegateway` on a free port; returns the process and its base URL.
+
+    `rate_limit`, `rate_limit_burst` and `rate_limit_per_model` are passed as `--rate-limit R`,
+    `--rate-limit-burst B` and `--rate-limit-per-model` (see `FakeGateway`). Stop it with
+    `stop_fake_gateway_process` (terminate, wait, close the pipe). Raises RuntimeError, with what
+    the process printed, if it does not announce itself in time.
+    """
+    command = fake_gateway_command_line(
+        suite_path,
+        latency_ms,
+        host=host,
+        extra_args=extra_args,
+        rate_limit=rate_limit,
+        rate_limit_burst=rate_limit_burst,
+        rate_limit_per_model=rate_limit_per_model,
+    )
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
     assert process.stdout is not None
     line = b""

@@ -61,11 +61,13 @@ _ERROR_KINDS: dict[int, tuple[str, str, str]] = {
 }
 
 
-def error_reply(status: int, message: str, error_type: str, code: str | None) -> FakeReply:
+def error_reply(
+    status: int, message: str, error_type: str, code: str | None, *, retry_after: int = 1
+) -> FakeReply:
     """The gateway's error shape: `{"error": {"message", "type", "code"}}`; 429 adds `retry-after`."""
     headers = {"content-type": "application/json"}
     if status == 429:
-        headers["retry-after"] = "1"
+        headers["retry-after"] = str(retry_after)
     body = json_bytes({"error": {"message": message, "type": error_type, "code": code}})
     return FakeReply(status=status, headers=headers, body=body)
 
