@@ -254,6 +254,7 @@ async def _record_locked(
         # Longest cases first: a 4-step chain started last would end the run 3 round trips after the
         # rest (the benchmark's live run at concurrency 16 took 8 round trips instead of 7).
         queue.sort(key=lambda item: -len(item[1].steps))
+        session.progress.planned(len(queue))
         jobs = [functools.partial(session.record_case, model, case) for model, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)

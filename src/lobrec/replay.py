@@ -228,6 +228,7 @@ async def rescore_directories(
     del concurrency
     progress = progress or Progress()
     models = [open_model_directory(directory, suite) for directory in directories]
+    progress.planned(len(models) * len(suite.cases))
     if jobs > 1 and len(models) > 1:
         run = await _replay_in_processes(suite, models, progress, jobs)
     else:

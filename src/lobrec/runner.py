@@ -221,6 +221,9 @@ def temperature_ignored(cases: Sequence[CaseResult]) -> bool:
 class Progress:
     """What a run reports as it goes; the CLI draws a progress bar from it. Defaults do nothing."""
 
+    def planned(self, count: int) -> None:
+        """The run will report this many cases (known once it has picked them)."""
+
     def started(self, model: str, case_id: str) -> None:
         """A case began."""
 

@@ -29,3 +29,50 @@ def test_progress_is_silent_when_not_a_terminal() -> None:
         progress.started("m", "a")
         progress.finished("m", CaseResult(id="a", group="selection", status="scored"))
     assert console.file.getvalue() == ""  # type: ignore[attr-defined]
+
+
+def _paid(case_id: str, status: str = "scored", cost: float | None = 0.001) -> CaseResult:
+    from lobrec.core.results import ApiCall
+
+    call = ApiCall(step=0, attempt=0, status=200, latency_ms=1.0, cost_usd=cost)
+    return CaseResult(id=case_id, group="selection", status=status, api_calls=[call])  # type: ignore[arg-type]
+
+
+def test_not_a_terminal_prints_a_plain_line_every_few_seconds_and_at_the_end() -> None:
+    now = [0.0]
+    console = Console(file=io.StringIO(), force_terminal=False, width=200)
+    with RunProgress("recording", total=None, console=console, clock=lambda: now[0]) as progress:
+        progress.planned(4)
+        for case_id in "abcd":
+            progress.started("m", case_id)
+        progress.finished("m", _paid("a"))
+        now[0] = 4.9
+        progress.finished("m", _paid("b", "errored"))
+        now[0] = 5.0
+        progress.finished("m", _paid("c"))
+        now[0] = 6.0
+        progress.finished("m", _paid("d", cost=None))
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert lines == [
+        "recording: 3/4 done, 1 errored, 1 in flight, $0.0030 spent",
+        "recording: 4/4 done, 1 errored, 0 in flight, $0.0030 spent",
+    ]
+
+
+def test_a_rescore_says_nothing_of_spending() -> None:
+    progress = RunProgress("rescoring", total=None, console=Console(file=io.StringIO()), spending=False)
+    progress.planned(1)
+    progress.started("m", "a")
+    progress.finished("m", _paid("a"))
+    assert progress.status_line() == "rescoring: 1/1 done, 0 errored, 0 in flight"
+
+
+def test_the_bar_has_the_planned_total_and_an_eta() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=140, color_system=None)
+    with RunProgress("recording", total=None, console=console) as progress:
+        progress.planned(80)
+        progress.started("m", "a")
+        progress.finished("m", _paid("a"))
+        assert progress.bar.tasks[0].total == 80
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "1/80" in output and "ETA" in output

@@ -71,7 +71,7 @@ def rescore_command(
         suite = load_runnable_suite(suite_path)
         old = load_runnable_suite(against) if against is not None else None
         processes = jobs or default_jobs()
-        with RunProgress("rescoring", total=None) as progress:
+        with RunProgress("rescoring", total=None, spending=False) as progress:
             if old is None:
                 outcome = run_async(rescore_run(suite, cassettes_dir, progress, jobs=processes))
             else:
