@@ -7,12 +7,10 @@ from __future__ import annotations
 
 
 def main() -> None:
-    """Run `lobrec fake-gateway` with this process's arguments."""
-    import typer
+    """Run `lobrec fake-gateway` with this process's arguments (and its help, models listed)."""
+    from lobrec.cli.fake import main as fake_gateway_main
 
-    from lobrec.cli.fake import fake_gateway_command
-
-    typer.run(fake_gateway_command)
+    fake_gateway_main()
 
 
 if __name__ == "__main__":
