@@ -45,6 +45,7 @@ from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result
 from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
+from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
 
@@ -55,6 +56,8 @@ class RecordOptions:
     case_ids: list[str] = field(default_factory=list)
     missing: bool = False
     concurrency: int = 8
+    adaptive: bool = True
+    """Fewer requests in flight on 429/503 answers, more as calls succeed (`lobrec.throttle`)."""
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_reply_bytes: int = MAX_REPLY_BYTES
     sleep: Sleep | None = None
@@ -67,6 +70,8 @@ class RecordOutcome:
     recorded: dict[str, list[str]]
     """Per model, the ids of the cases recorded by this run."""
     interrupted: bool
+    throttle: Throttle | None = None
+    """How the requests in flight adapted (None when nothing was recorded)."""
 
 
 def _now() -> str:
@@ -157,6 +162,7 @@ class _Session:
 
     link: LiveLink
     writer: _Writer
+    throttle: Throttle
     suite: Suite
     options: RecordOptions
     progress: Progress
@@ -170,7 +176,7 @@ class _Session:
         directory = self.directories[model]
         cassette = new_for_recording(directory / case_file_name(case.id))
         result = await run_case(
-            self.link.recording_into(cassette),
+            ThrottledExchange(self.link.recording_into(cassette), self.throttle, model),
             self.suite,
             case,
             model,
@@ -238,7 +244,12 @@ async def _record_locked(
     writer = _Writer()
     async with _link(gateway, options) as link:
         session = _Session(
-            link=link, writer=writer, suite=suite, options=options, progress=progress or Progress()
+            link=link,
+            writer=writer,
+            throttle=Throttle(ceiling=max(1, options.concurrency), adaptive=options.adaptive),
+            suite=suite,
+            options=options,
+            progress=progress or Progress(),
         )
         queue: list[tuple[str, Case]] = []
         for model in options.models:
@@ -275,4 +286,6 @@ async def _record_locked(
             if case.id not in results[model]:
                 results[model][case.id] = await replay.replay_case(suite, case)
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
-    return RecordOutcome(run=run, recorded=session.recorded, interrupted=not completed)
+    return RecordOutcome(
+        run=run, recorded=session.recorded, interrupted=not completed, throttle=session.throttle
+    )

@@ -70,6 +70,15 @@ def fake_gateway_command(
         metavar="DIR",
         help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim.",
     ),
+    rate_limit: float | None = typer.Option(
+        None, "--rate-limit", metavar="R", help="Chat requests per second; 429 beyond it."
+    ),
+    rate_limit_burst: float | None = typer.Option(
+        None, "--rate-limit-burst", metavar="N", help="Token bucket size (default: max(1, R))."
+    ),
+    rate_limit_per_model: bool = typer.Option(
+        False, "--rate-limit-per-model", help="One bucket per model instead of one for all."
+    ),
 ) -> None:
     """Serve scripted models for tests and demos.
 
@@ -88,7 +97,15 @@ def fake_gateway_command(
             )
         served = load_replies(replies) if replies is not None else {}
         gateway = FakeGateway(
-            load_suite(suite), host, port, latency_ms, allow_remote=allow_remote, replies=served
+            load_suite(suite),
+            host,
+            port,
+            latency_ms,
+            allow_remote=allow_remote,
+            replies=served,
+            rate_limit=rate_limit,
+            rate_limit_burst=rate_limit_burst,
+            rate_limit_per_model=rate_limit_per_model,
         )
     except LobrecError as exc:
         raise fail(str(exc)) from None

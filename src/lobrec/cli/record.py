@@ -58,7 +58,17 @@ def record_command(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
     ),
     concurrency: int = typer.Option(
-        8, "--concurrency", min=1, max=256, metavar="N", help="Cases in flight at once, all models together."
+        8,
+        "--concurrency",
+        min=1,
+        max=256,
+        metavar="N",
+        help="At most N requests in flight, all models together (fewer while the gateway answers 429).",
+    ),
+    adaptive: bool = typer.Option(
+        True,
+        "--adaptive/--fixed",
+        help="Adapt the requests in flight to 429/503 answers (AIMD), or keep --concurrency fixed.",
     ),
     suite_path: SuitePath = None,
     timeout: float = typer.Option(
@@ -101,6 +111,7 @@ def record_command(
             case_ids=case,
             missing=missing,
             concurrency=concurrency,
+            adaptive=adaptive,
             policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
         )
         with RunProgress("recording", total=None) as progress:
