@@ -11,6 +11,11 @@ re-judged with the current checks. A case whose request content changed since it
 fingerprint in the manifest differs, or the runner asks for a request the cassette lacks, e.g. a
 chain that now goes further) is `stale`; a case with no cassette is `unrecorded`. Both are left out of
 every rate and listed so they can be recorded again with `lobrec record --model X --missing`.
+
+Repeated runs (docs/cassettes.md, "Repeated runs"): a model folder holding `runs/2/`..`runs/K/` is
+replayed once per run, each run with its own manifest (a bad one errors that run's cases only, a
+missing run folder leaves that run unrecorded), and the runs are put together by
+`lobrec.core.repeats.combine_runs`. A model recorded once gives exactly the entry it always did.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ import socket
 import sys
 import threading
 import types
-from collections import Counter
 from collections.abc import Coroutine, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -42,8 +46,10 @@ from lobrec.cassettes import (
     model_dir_name,
     model_directories,
     model_from_dir_name,
+    run_directories,
 )
 from lobrec.core.metrics import model_result
+from lobrec.core.repeats import combine_runs
 from lobrec.core.results import CaseResult, ModelResult, RunResult, SuiteRef
 from lobrec.core.suite import SEMVER, Case, Suite
 from lobrec.errors import CassetteError
@@ -88,11 +94,17 @@ class ReplayModel:
     """Ids of cases whose cassette (or manifest) could not be read."""
     fingerprints: dict[str, str] = field(default_factory=dict)
     """Case fingerprints by id, computed once: `rescore` shares one dict between all its models."""
+    run: int = 1
+    """Which run of the model this folder holds: 1 is the model folder, n its `runs/<n>/`."""
+    absent: bool = False
+    """A run folder missing below the highest run: the run counts, with every case unrecorded."""
 
     async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         def status(kind: str, reason: str) -> CaseResult:
             return CaseResult(id=case.id, group=case.group, status=kind, reason=reason)  # type: ignore[arg-type]
 
+        if self.absent:
+            return status("unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded")
         if self.problem is not None:
             self.unreadable.append(case.id)
             return status("errored", self.problem)
@@ -119,43 +131,52 @@ class ReplayModel:
 
 def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
     """Read a model directory's manifest; a bad one errors every case of that directory, not the run."""
-    fallback = model_from_dir_name(directory.name)
+    return _open_run(directory, suite, directory.name, 1)
+
+
+def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:
+    """Every run of a model folder, run 1 first (`cassettes.run_directories`), each opened on its own:
+    a bad run manifest errors that run's cases only."""
+    return [
+        _open_run(directory, suite, model_dir.name, number)
+        for number, directory in enumerate(run_directories(model_dir), start=1)
+    ]
+
+
+def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayModel:
+    """One run's folder; `owner` is the model folder's name, which the manifest's model must give."""
+    fallback = model_from_dir_name(owner)
+
+    def unusable(problem: str, model: str = fallback) -> ReplayModel:
+        return ReplayModel(model=model, directory=directory, manifest=None, problem=problem, run=run)
+
+    if run > 1 and not directory.exists() and not directory.is_symlink():
+        return ReplayModel(model=fallback, directory=directory, manifest=None, run=run, absent=True)
     try:
         manifest = load_manifest(directory)
     except CassetteError as exc:
-        return ReplayModel(model=fallback, directory=directory, manifest=None, problem=str(exc))
+        return unusable(str(exc))
     try:
         expected_dir = model_dir_name(manifest.model)
     except Exception as exc:
-        return ReplayModel(
-            model=fallback, directory=directory, manifest=None, problem=f"{directory}/manifest.json: {exc}"
-        )
-    if expected_dir != directory.name:
-        return ReplayModel(
-            model=fallback,
-            directory=directory,
-            manifest=None,
-            problem=f"{directory}/manifest.json: model {manifest.model!r} does not belong in this directory",
+        return unusable(f"{directory}/manifest.json: {exc}")
+    if expected_dir != owner:
+        return unusable(
+            f"{directory}/manifest.json: model {manifest.model!r} does not belong in this directory"
         )
     if not SEMVER.match(manifest.suite.version):
-        return ReplayModel(
-            model=manifest.model,
-            directory=directory,
-            manifest=None,
-            problem=f"{directory}/manifest.json: suite version {manifest.suite.version!r} is not a version",
+        return unusable(
+            f"{directory}/manifest.json: suite version {manifest.suite.version!r} is not a version",
+            manifest.model,
         )
     if manifest.suite.version.split(".")[0] != suite.version.split(".")[0]:
-        # Only this model cannot be re-judged: the others in the folder still are.
-        return ReplayModel(
-            model=manifest.model,
-            directory=directory,
-            manifest=None,
-            problem=(
-                f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
-                f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged"
-            ),
+        # Only this model (this run) cannot be re-judged: the others in the folder still are.
+        return unusable(
+            f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
+            f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged",
+            manifest.model,
         )
-    return ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
+    return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
 
 
 def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) -> RunResult:
@@ -163,6 +184,16 @@ def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) 
     models = [
         model_result(suite, model, cases, temperature_ignored(cases))
         for model, cases in sorted(cases_by_model.items())
+    ]
+    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
+
+
+def build_repeated_run_result(suite: Suite, runs_by_model: dict[str, list[list[CaseResult]]]) -> RunResult:
+    """`build_run_result` for models with several runs: each model's runs, run 1 first, judged one by
+    one and put together (`combine_runs`); a model with one run gives exactly its usual entry."""
+    models = [
+        combine_runs(suite, [model_result(suite, model, cases, temperature_ignored(cases)) for cases in runs])
+        for model, runs in sorted(runs_by_model.items())
     ]
     return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
 
@@ -219,21 +250,50 @@ async def rescore_directories(
     concurrency: int = 8,
     jobs: int = 1,
 ) -> RescoreOutcome:
-    """Re-judge the given model directories (each holding a manifest).
+    """Re-judge the given model directories (each holding a manifest), every run of each.
 
-    `jobs` > 1 spreads the directories over that many processes (never more than there are
-    directories); the results are the same as with one. `concurrency` is kept for callers: replay
-    never waits on anything, so its cases run one after another, which is fastest.
+    `jobs` > 1 spreads the run folders over that many processes (never more than there are
+    folders); the results are the same as with one. `concurrency` is kept for callers: replay
+    never waits on anything, so its cases run one after another, which is fastest. The outcome's
+    `models` has one `ReplayModel` per run folder (`run` says which), run 1 first for each model.
     """
     del concurrency
     progress = progress or Progress()
-    models = [open_model_directory(directory, suite) for directory in directories]
+    models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
     progress.planned(len(models) * len(suite.cases))
     if jobs > 1 and len(models) > 1:
         run = await _replay_in_processes(suite, models, progress, jobs)
     else:
-        run = build_run_result(suite, _by_model(suite, models, await _replay_here(suite, models, progress)))
+        replayed = await _replay_here(suite, models, progress)
+        entries = [
+            model_result(suite, replay.model, cases, temperature_ignored(cases))
+            for replay, cases in zip(models, replayed, strict=True)
+        ]
+        run = _assemble(suite, models, entries)
     return RescoreOutcome(run=run, models=models)
+
+
+def _assemble(suite: Suite, models: list[ReplayModel], entries: list[ModelResult]) -> RunResult:
+    """The results from one entry per run folder: folders of one model and one run (two spellings of
+    a name) are merged as `_by_model` does, then each model's runs are put together."""
+    folders: dict[str, dict[int, list[int]]] = {}
+    for index, replay in enumerate(models):
+        folders.setdefault(replay.model, {}).setdefault(replay.run, []).append(index)
+    results = []
+    for model in sorted(folders):
+        runs = folders[model]
+        per_run = []
+        for number in range(1, max(runs) + 1):
+            indexes = runs[number]  # each folder lists its runs 1..K without gaps (run_directories)
+            if len(indexes) == 1:
+                per_run.append(entries[indexes[0]])
+                continue
+            (merged,) = _by_model(
+                suite, [models[i] for i in indexes], [entries[i].cases for i in indexes]
+            ).values()
+            per_run.append(model_result(suite, model, merged, temperature_ignored(merged)))
+        results.append(combine_runs(suite, per_run))
+    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results)
 
 
 def _by_model(
@@ -304,7 +364,7 @@ def _start_worker(suite: Suite) -> None:
 
 
 def _replay_in_worker(replay: ReplayModel) -> tuple[list[str], bytes]:
-    """One directory in a worker: its unreadable cases and its model's entry in the results, metrics
+    """One run folder in a worker: its unreadable cases and that run's entry in the results, metrics
     included (msgpack: Structs go across faster that way than pickled)."""
     suite = _worker_suite
     assert suite is not None
@@ -327,8 +387,8 @@ def _process_context() -> multiprocessing.context.BaseContext:
 async def _replay_in_processes(
     suite: Suite, models: list[ReplayModel], progress: Progress, jobs: int
 ) -> RunResult:
-    """Each directory in a worker, metrics included; a model with two directories (two spellings of
-    one name) is put together here, as `_by_model` does in one process."""
+    """Each run folder in a worker, its metrics included; the runs of a model, and the folders of
+    one model and run (two spellings of one name), are put together here, as in one process."""
     loop = asyncio.get_running_loop()
     entries: list[ModelResult | None] = [None] * len(models)
     pool = ProcessPoolExecutor(
@@ -356,13 +416,5 @@ async def _replay_in_processes(
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     finished = [entry for entry in entries if entry is not None]
-    names = Counter(replay.model for replay in models)
-    single = {entry.model: entry for entry in finished if names[entry.model] == 1}
-    shared = [replay for replay in models if names[replay.model] > 1]
-    if shared:
-        cases = [entry.cases for entry in finished if names[entry.model] > 1]
-        for model, merged in _by_model(suite, shared, cases).items():
-            single[model] = model_result(suite, model, merged, temperature_ignored(merged))
-    return RunResult(
-        suite=SuiteRef(name=suite.name, version=suite.version), models=[single[m] for m in sorted(single)]
-    )
+    assert len(finished) == len(models)  # a worker's failure raised above
+    return _assemble(suite, models, finished)

@@ -43,11 +43,13 @@ COST_DECIMALS = 6
 # --- rates ---------------------------------------------------------------------------------------
 
 
-def wilson_interval(passed: int, total: int, z: float = Z95) -> tuple[float, float] | None:
+def wilson_interval(passed: float, total: float, z: float = Z95) -> tuple[float, float] | None:
     """The Wilson score interval for `passed` of `total`, in percent; None when total is 0.
 
     Wilson rather than the normal approximation because suites are small (a group has 12 to 16
     cases) and many rates sit at 0% or 100%, where the normal interval collapses to a point.
+    The counts may be fractional: the mean of repeated runs is placed at one run's size
+    (`lobrec.core.repeats.mean_rate`).
     """
     if total < 0 or passed < 0 or passed > total:
         raise ValueError(f"wilson_interval needs 0 <= passed <= total, got passed={passed}, total={total}")

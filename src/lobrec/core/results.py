@@ -134,6 +134,65 @@ class SuiteRef(Record, kw_only=True):
     version: str
 
 
+RunOutcome = Literal["passed", "failed", "errored", "stale", "unrecorded"]
+"""A case in one run: `passed` or `failed` when scored, else its status."""
+
+
+class Spread(Record, kw_only=True):
+    """One metric over the runs that have a value for it (a rate with nothing to rate has none)."""
+
+    runs: int
+    """How many runs had a value; mean, min and max are null when none did."""
+    mean: float | None
+    min: float | None
+    max: float | None
+    sd: float | None
+    """The sample standard deviation (n - 1): the spread a further run is expected to show; null with
+    fewer than two values."""
+
+
+class RunMetrics(Record, kw_only=True):
+    """One run of a repeated model, judged on its own."""
+
+    run: int
+    """1..K; run 1 is the model folder itself, run n its `runs/<n>/` folder."""
+    counts: Counts
+    has_scores: bool
+    temperature_ignored: bool
+    metrics: Metrics
+    cases: list[CaseResult] = []
+    """This run's cases, for runs 2..K; empty for run 1, whose cases are the model's `cases`."""
+
+
+class CaseRuns(Record, kw_only=True):
+    """One case over the K runs."""
+
+    id: str
+    passes: int
+    """k: the runs in which the case passed."""
+    scored: int
+    """The runs in which it was scored (K unless a run errored, was stale or is unrecorded)."""
+    outcomes: list[RunOutcome]
+    """Run 1 first."""
+
+
+class Repeats(Record, kw_only=True):
+    """A model recorded K > 1 times: each run's metrics, their spread, and each case's k of K."""
+
+    runs: int
+    """K, the number of runs."""
+    per_run: list[RunMetrics]
+    spread: dict[str, Spread]
+    """Per metric (the seven rates, `latency_p50_ms`, `cost_per_100_cases_usd`), over the runs."""
+    pass_hat_k: Rate
+    """pass^K: the cases that passed in every one of the K runs, of those scored in all K."""
+    pass_at_k: Rate
+    """pass@K: the cases that passed in at least one run, of those scored in all K."""
+    flaky: list[str]
+    """Cases that passed in some scored run and failed in another, in suite order."""
+    cases: list[CaseRuns]
+
+
 class ModelResult(Record, kw_only=True):
     model: str
     suite: SuiteRef
@@ -146,6 +205,13 @@ class ModelResult(Record, kw_only=True):
     answered_by: dict[str, int]
     """Which model answered how many judged calls (for `auto`, Nex's choices)."""
     cases: list[CaseResult]
+    """Run 1's cases (the only run unless `repeats` says otherwise)."""
+    repeats: Repeats | None = None
+    """Only for a model with K > 1 runs; absent from the file otherwise (and from older files)."""
+
+    @property
+    def run_count(self) -> int:
+        return 1 if self.repeats is None else self.repeats.runs
 
 
 class RateChange(Record, kw_only=True):
@@ -193,10 +259,14 @@ _decoder = msgspec.json.Decoder(RunResult)
 
 def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
-    unless there are some, so a plain run's file is what it was before the section existed."""
+    unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
+    what it was before those sections existed."""
     data = msgspec.to_builtins(run)
     if data.get("suite_changes") is None:
         data.pop("suite_changes", None)
+    for model in data["models"]:
+        if model.get("repeats") is None:
+            model.pop("repeats", None)
     return msgspec.json.format(_encoder.encode(data), indent=2) + b"\n"
 
 
