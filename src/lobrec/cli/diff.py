@@ -1,4 +1,5 @@
-"""`lobrec diff A B`: compare two recordings case by case, with an exact McNemar test.
+"""`lobrec diff A B`: compare two recordings case by case, with an exact McNemar test (an exact sign
+test on per-case pass rates when either side has repeated runs).
 
 Each side is a model's cassette directory (re-judged offline, as `rescore` would) or a results JSON
 file holding one model.
@@ -69,7 +70,10 @@ def diff_command(
     """Compare two recordings case by case.
 
     Shows the metric deltas, the cases that flipped between pass and fail, and an exact McNemar
-    p-value for the flips. A cassette folder is re-judged offline, as rescore would.
+    p-value for the flips. With repeated runs on either side (runs/<n>/ folders, or a results file
+    holding repeats), it compares per-case pass rates with an exact sign test and says whether the
+    difference is within the run-to-run spread. A cassette folder is re-judged offline, as rescore
+    would.
     """
     from lobrec.core.compare import compare
     from lobrec.errors import LobrecError

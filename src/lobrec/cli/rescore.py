@@ -108,12 +108,17 @@ def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -
     """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it.
 
     An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
-    cases are named with `--case`, which records them whatever their file holds.
+    cases are named with `--case`, which records them whatever their file holds. A model with
+    repeated runs gets its line from `_repeated_summary`, run by run.
     """
     lines = []
-    unreadable = {m.model: m.unreadable for m in outcome.models}
-    whole = {m.model for m in outcome.models if m.problem is not None}
+    unreadable = {m.model: m.unreadable for m in outcome.models if m.run == 1}
+    whole = {m.model for m in outcome.models if m.run == 1 and m.problem is not None}
     for result in outcome.run.models:
+        if result.repeats is not None:
+            runs = [m for m in outcome.models if m.model == result.model]
+            lines.extend(_repeated_summary(result, runs, cassettes, suite_path))
+            continue
         if result.model in whole:  # the manifest itself is unusable: record the model again
             fix = resume_command([result.model], None, cassettes, suite_path, [], missing=False)
             lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
@@ -132,3 +137,38 @@ def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -
             fix.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
         lines.append(f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fix))
     return lines
+
+
+def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_path: Path | None) -> list[str]:
+    """The runs of a repeated model that need recording, one part per run, and one command for all.
+
+    `--repeat K --missing` records what is unrecorded or stale in any run and never rewrites a
+    recorded cassette, so an unreadable cassette (or a run's unusable manifest) is named to be
+    removed first: it is then unrecorded, and the same command records it.
+    """
+    runs = result.repeats.runs
+    folders = {replay.run: replay for replay in replays}
+    cases = [result.cases, *(entry.cases for entry in result.repeats.per_run[1:])]
+    parts: list[str] = []
+    remove: list[str] = []
+    for number in range(1, runs + 1):
+        replay = folders.get(number)
+        if replay is not None and replay.absent:
+            parts.append(f"run {number} not recorded")
+            continue
+        if replay is not None and replay.problem is not None:
+            parts.append(f"run {number}: no case can be re-judged ({replay.problem})")
+            remove.append(str(replay.directory))
+            continue
+        redo = [case.id for case in cases[number - 1] if case.status in ("stale", "unrecorded")]
+        bad = [] if replay is None else replay.unreadable
+        if redo:
+            parts.append(f"run {number}: {len(redo)} stale or unrecorded ({', '.join(redo)})")
+        if bad:
+            parts.append(f"run {number}: {len(bad)} unreadable ({', '.join(bad)})")
+            remove.extend(str(replay.directory / f"{case_id}.json") for case_id in bad)
+    if not parts:
+        return []
+    fix = resume_command([result.model], None, cassettes, suite_path, []) + f" --repeat {runs}"
+    then = f"Remove {', '.join(remove)}, then record them with" if remove else "Record them with"
+    return [f"{result.model} ({runs} runs): " + "; ".join(parts) + f". {then}: {fix}"]

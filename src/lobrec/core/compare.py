@@ -10,13 +10,22 @@ how likely a split at least this lopsided is if each flip were a fair coin toss:
 It is computed with integers (`math.comb`, a power of two) and one correctly rounded division, so
 it is exact for any `n` and never overflows. Cases errored, stale or unrecorded on either side,
 or missing from one side, are not paired: they say nothing about the models and are counted.
+
+With repeated runs on either side (docs/reports.md, "Diff with repeated runs"), each case has a
+pass rate per side (passes over the runs it was scored in) and the test is the exact two-sided
+sign test on the per-case differences of those rates: the cases where B's rate is higher against
+those where it is lower, ties dropped. It is the same formula: with one run each, a rate is 0 or
+1 and the sign test is McNemar's. The comparison also says whether the difference in overall mean
+is within the run-to-run spread: the larger of A's and B's sample sd of the overall rate over runs.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Literal
 
+from lobrec.core.repeats import case_pass_rates
 from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, SuiteRef
 
 SIGNIFICANCE = 0.05
@@ -55,8 +64,44 @@ class Unpaired(Record):
     b: CaseStatus | None
 
 
+class CaseRates(Record):
+    """One paired case's passes over the runs it was scored in, on each side."""
+
+    id: str
+    a_passes: int
+    a_runs: int
+    b_passes: int
+    b_runs: int
+
+
+class RepeatedComparison(Record):
+    """The comparison when either side has repeated runs: per-case pass rates and the sign test."""
+
+    runs_a: int
+    runs_b: int
+    cases: list[CaseRates]
+    """The paired cases (scored in at least one run on each side), in A's order."""
+    higher_in_b: list[str]
+    """Cases whose pass rate is higher in B (the same as `Comparison.fail_to_pass`)."""
+    lower_in_b: list[str]
+    ties: int
+    """Paired cases with the same rate on both sides: dropped from the sign test."""
+    mean_delta: float | None
+    """B's overall rate minus A's (each the mean over its runs), in percentage points."""
+    sd_a: float | None
+    """A's sample sd of the overall rate over runs; null with fewer than two scored runs."""
+    sd_b: float | None
+    spread: float | None
+    """The run-to-run spread: the larger of `sd_a` and `sd_b` (null when neither has one)."""
+    within_spread: bool | None
+    """|mean_delta| <= spread; null when either is null."""
+    spread_sentence: str
+    """The plain reading of `within_spread` (empty when it is null)."""
+
+
 class Comparison(Record):
-    """Model A against model B: metric deltas, flipped cases and the exact McNemar test."""
+    """Model A against model B: metric deltas, flipped cases and the exact McNemar test (the exact
+    sign test on per-case pass rates when either side has repeated runs, see `repeats`)."""
 
     model_a: str
     model_b: str
@@ -77,6 +122,10 @@ class Comparison(Record):
     p_value: float
     significant: bool
     interpretation: str
+    test: Literal["mcnemar", "sign"] = "mcnemar"
+    """`sign` when either side has repeated runs: `b` and `c` then count cases whose pass rate is
+    lower and higher in B, and `pass_to_fail`/`fail_to_pass` list them."""
+    repeats: RepeatedComparison | None = None
 
     @property
     def same_suite(self) -> bool:
@@ -95,6 +144,15 @@ def mcnemar_exact(b: int, c: int) -> float:
     if twice_tail >= total:
         return 1.0
     return twice_tail / total
+
+
+def sign_test(higher: int, lower: int) -> float:
+    """The exact two-sided sign test: `higher` differences one way, `lower` the other, ties dropped.
+
+    Under no difference each sign is a fair coin, so it is the binomial tail McNemar's exact test
+    computes (McNemar's is the sign test on discordant pairs).
+    """
+    return mcnemar_exact(lower, higher)
 
 
 def format_p(p: float) -> str:
@@ -162,8 +220,113 @@ def metric_deltas(a: ModelResult, b: ModelResult) -> list[MetricDelta]:
     return deltas
 
 
+def _overall_sd(model: ModelResult) -> float | None:
+    if model.repeats is not None:
+        return model.repeats.spread["overall"].sd
+    return None
+
+
+def spread_sentence(delta: float | None, spread: float | None) -> str:
+    """Whether the difference in overall mean is more than a run of either model varies by."""
+    if delta is None or spread is None:
+        return ""
+    size = f"{'+' if delta > 0 else '-' if delta < 0 else ''}{abs(delta):.1f} pp"
+    if abs(delta) <= spread:
+        return (
+            f"The difference in overall mean ({size}) is within the run-to-run spread of A and B "
+            f"({spread:.1f} pp, the larger sample sd of the overall rate over runs): "
+            "another run of either could move it that much."
+        )
+    return (
+        f"The difference in overall mean ({size}) is larger than the run-to-run spread of A and B "
+        f"({spread:.1f} pp, the larger sample sd of the overall rate over runs)."
+    )
+
+
+def compare_repeated(a: ModelResult, b: ModelResult) -> Comparison:
+    """Per-case pass rates over each side's runs and the exact sign test on their differences."""
+    rates_a, rates_b = case_pass_rates(a), case_pass_rates(b)
+    ids_b = {case.id: case for case in b.cases}
+    seen: set[str] = set()
+    paired: list[CaseRates] = []
+    higher: list[str] = []
+    lower: list[str] = []
+    unpaired: list[Unpaired] = []
+    both_passed = both_failed = ties = 0
+    for case_a in a.cases:
+        seen.add(case_a.id)
+        case_b = ids_b.get(case_a.id)
+        if case_b is None or case_a.id not in rates_a or case_a.id not in rates_b:
+            unpaired.append(
+                Unpaired(id=case_a.id, a=case_a.status, b=None if case_b is None else case_b.status)
+            )
+            continue
+        (a_passes, a_runs), (b_passes, b_runs) = rates_a[case_a.id], rates_b[case_a.id]
+        paired.append(
+            CaseRates(id=case_a.id, a_passes=a_passes, a_runs=a_runs, b_passes=b_passes, b_runs=b_runs)
+        )
+        share_a, share_b = Fraction(a_passes, a_runs), Fraction(b_passes, b_runs)
+        if share_b > share_a:
+            higher.append(case_a.id)
+        elif share_b < share_a:
+            lower.append(case_a.id)
+        elif share_a == 1:
+            both_passed += 1
+        elif share_a == 0:
+            both_failed += 1
+        else:
+            ties += 1
+    unpaired.extend(Unpaired(id=case.id, a=None, b=case.status) for case in b.cases if case.id not in seen)
+    p = sign_test(len(higher), len(lower))
+    mean_a, mean_b = _rate(a, "overall"), _rate(b, "overall")
+    mean_delta = _difference(mean_a, mean_b)
+    sd_a, sd_b = _overall_sd(a), _overall_sd(b)
+    known = [sd for sd in (sd_a, sd_b) if sd is not None]
+    spread = max(known) if known else None
+    within = None if mean_delta is None or spread is None else abs(mean_delta) <= spread
+    repeats = RepeatedComparison(
+        runs_a=a.run_count,
+        runs_b=b.run_count,
+        cases=paired,
+        higher_in_b=higher,
+        lower_in_b=lower,
+        ties=ties + both_passed + both_failed,
+        mean_delta=None if mean_delta is None else round(mean_delta, 4),
+        sd_a=sd_a,
+        sd_b=sd_b,
+        spread=spread,
+        within_spread=within,
+        spread_sentence=spread_sentence(mean_delta, spread),
+    )
+    return Comparison(
+        model_a=a.model,
+        model_b=b.model,
+        suite_a=a.suite,
+        suite_b=b.suite,
+        paired=len(paired),
+        both_passed=both_passed,
+        both_failed=both_failed,
+        b=len(lower),
+        c=len(higher),
+        pass_to_fail=lower,
+        fail_to_pass=higher,
+        unpaired=unpaired,
+        deltas=metric_deltas(a, b),
+        p_value=p,
+        significant=bool(paired) and p < SIGNIFICANCE,
+        interpretation=interpret(len(paired), len(lower), len(higher), p),
+        test="sign",
+        repeats=repeats,
+    )
+
+
 def compare(a: ModelResult, b: ModelResult) -> Comparison:
-    """Pair the cases scored in both runs, list the flips and test them; A is the baseline."""
+    """Pair the cases scored in both runs, list the flips and test them; A is the baseline.
+
+    With repeated runs on either side, `compare_repeated` does it on per-case pass rates.
+    """
+    if a.repeats is not None or b.repeats is not None:
+        return compare_repeated(a, b)
     cases_b = {case.id: case for case in b.cases}
     seen: set[str] = set()
     pass_to_fail: list[str] = []
@@ -215,12 +378,17 @@ def compare(a: ModelResult, b: ModelResult) -> Comparison:
 __all__ = [
     "RATE_METRICS",
     "SIGNIFICANCE",
+    "CaseRates",
     "Comparison",
     "MetricDelta",
+    "RepeatedComparison",
     "Unpaired",
     "compare",
+    "compare_repeated",
     "format_p",
     "interpret",
     "mcnemar_exact",
     "metric_deltas",
+    "sign_test",
+    "spread_sentence",
 ]

@@ -287,13 +287,6 @@ def case_pass_rates(model: ModelResult) -> dict[str, tuple[int, int]]:
     return {case.id: (int(case.passed), 1) for case in model.cases if case.status == "scored"}
 
 
-def overall_by_run(model: ModelResult) -> list[Rate]:
-    """The overall rate of each run (one entry for a model recorded once)."""
-    if model.repeats is None:
-        return [model.metrics.overall]
-    return [run.metrics.overall for run in model.repeats.per_run]
-
-
 __all__ = [
     "RATE_FIELDS",
     "case_pass_rates",
@@ -303,7 +296,6 @@ __all__ = [
     "flaky",
     "mean_rate",
     "metric_spreads",
-    "overall_by_run",
     "pass_at_k",
     "pass_hat_k",
     "run_outcome",

@@ -1,4 +1,5 @@
-"""`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict.
+"""`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict (with
+repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread).
 
 The numbers come from `lobrec.core.compare`; this module only lays them out, for the terminal
 (rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
@@ -61,8 +62,46 @@ def _ids(ids: list[str]) -> list[str]:
     return [*shown, *more]
 
 
+def _repeated_lines(cmp: Comparison) -> list[str]:
+    """The sign test's lines: what was counted, the test, the spread."""
+    repeats = cmp.repeats
+    assert repeats is not None
+    lines = [
+        f"Exact sign test on per-case pass rates: {cmp.interpretation}.",
+        f"Pass rate lower in B: {cmp.b} cases; higher in B: {cmp.c}; equal: {repeats.ties} (dropped).",
+        f"Paired: {cmp.paired} cases scored in both (A over {repeats.runs_a} "
+        f"{'run' if repeats.runs_a == 1 else 'runs'}, B over {repeats.runs_b} "
+        f"{'run' if repeats.runs_b == 1 else 'runs'}); {len(cmp.unpaired)} left out.",
+    ]
+    if repeats.spread_sentence:
+        lines.append(repeats.spread_sentence)
+    return lines
+
+
+def flip_lists(cmp: Comparison) -> list[tuple[str, list[str]]]:
+    """(label, case ids) for the cases that moved: flips, or with repeats the pass rates that
+    changed, each with both rates (`sel-01 (3/3 → 1/3)`)."""
+    if cmp.repeats is None:
+        return [("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass)]
+    rates = {case.id: case for case in cmp.repeats.cases}
+
+    def shown(case_id: str) -> str:
+        case = rates[case_id]
+        return f"{case_id} ({case.a_passes}/{case.a_runs} → {case.b_passes}/{case.b_runs})"
+
+    return [
+        ("Pass rate lower in B", [shown(case) for case in cmp.pass_to_fail]),
+        ("Pass rate higher in B", [shown(case) for case in cmp.fail_to_pass]),
+    ]
+
+
 def summary_lines(cmp: Comparison) -> list[str]:
     """The pairing and the test in plain text (names not yet escaped)."""
+    if cmp.repeats is not None:
+        lines = _repeated_lines(cmp)
+        if not cmp.same_suite:
+            lines.insert(0, _suite_warning(cmp))
+        return lines
     lines = [
         f"Exact McNemar test: {cmp.interpretation}.",
         f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
@@ -70,13 +109,16 @@ def summary_lines(cmp: Comparison) -> list[str]:
         f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
     ]
     if not cmp.same_suite:
-        lines.insert(
-            0,
-            f"Warning: A is on suite {cmp.suite_a.name} {cmp.suite_a.version} and B on "
-            f"{cmp.suite_b.name} {cmp.suite_b.version}; "
-            "scores on different suite versions are not comparable.",
-        )
+        lines.insert(0, _suite_warning(cmp))
     return lines
+
+
+def _suite_warning(cmp: Comparison) -> str:
+    return (
+        f"Warning: A is on suite {cmp.suite_a.name} {cmp.suite_a.version} and B on "
+        f"{cmp.suite_b.name} {cmp.suite_b.version}; "
+        "scores on different suite versions are not comparable."
+    )
 
 
 def diff_table(cmp: Comparison) -> Table:
@@ -111,8 +153,7 @@ def render_diff(cmp: Comparison, console: Console) -> None:
     console.print(diff_table(cmp))
     for line in summary_lines(cmp):
         console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
-    flips = (("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass))
-    for label, ids in flips:
+    for label, ids in flip_lists(cmp):
         if ids:
             console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids)))}"))
     for label, ids in left_out(cmp):
@@ -141,7 +182,7 @@ def render_diff_markdown(cmp: Comparison) -> str:
         *(md(line) for line in summary_lines(cmp)),
     ]
     lists = []
-    for label, ids in (("Pass → fail", cmp.pass_to_fail), ("Fail → pass", cmp.fail_to_pass)):
+    for label, ids in flip_lists(cmp):
         if ids:
             lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}")
     for label, ids in left_out(cmp):

@@ -22,7 +22,6 @@ from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.reports._format import (
     DASH,
     KEY,
-    LEADERBOARD,
     cost,
     count_line,
     group_cell,
@@ -36,6 +35,16 @@ from lobrec.reports._format import (
 )
 from lobrec.reports.export import case_outcome
 from lobrec.reports.quirks import quirks_note
+from lobrec.reports.repeats import (
+    REPEATS_KEY,
+    any_repeats,
+    leaderboard_columns,
+    repeats_lines,
+    rerecord_runs,
+    run_cases,
+    spread_rows,
+    unrecorded_run,
+)
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -61,8 +70,9 @@ def table(header: list[str], rows: list[list[str]], *, left: tuple[int, ...] = (
 
 def leaderboard(run: RunResult) -> str:
     """The leaderboard table alone."""
-    header = [md(column.label) for column in LEADERBOARD]
-    rows = [[md(column.value(model)) for column in LEADERBOARD] for model in ranked(run)]
+    columns = leaderboard_columns(run)
+    header = [md(column.label) for column in columns]
+    rows = [[md(column.value(model)) for column in columns] for model in ranked(run)]
     return table(header, rows)
 
 
@@ -112,7 +122,8 @@ def priced_cost_note(model: ModelResult) -> list[str]:
     calls = "call" if unpriced == 1 else "calls"
     priced = [
         call.cost_usd
-        for case in model.cases
+        for cases in run_cases(model)
+        for case in cases
         if case.status == "scored"
         for call in case.api_calls
         if call.cost_usd is not None and math.isfinite(call.cost_usd)
@@ -130,28 +141,70 @@ def failing(run: RunResult) -> str:
     """Per model with any, every failing and every errored case id, in the suite's order."""
     lines = []
     for model in ranked(run):
-        found = []
-        for label, outcome in (("failing", "failed"), ("errored", "errored")):
-            ids = [case.id for case in model.cases if case_outcome(case) == outcome]
-            if ids:
-                found.append(f"{label} ({len(ids)}): " + ", ".join(md(case) for case in ids))
+        if model.repeats is not None:
+            found = _failing_over_runs(model)
+        else:
+            found = []
+            for label, outcome in (("failing", "failed"), ("errored", "errored")):
+                ids = [case.id for case in model.cases if case_outcome(case) == outcome]
+                if ids:
+                    found.append(f"{label} ({len(ids)}): " + ", ".join(md(case) for case in ids))
         if found:
             lines.append(f"- **{md(model.model)}**: {'; '.join(found)}")
     return "\n".join(lines)
+
+
+def _failing_over_runs(model: ModelResult) -> list[str]:
+    """A repeated model's cases failed in every run they were scored in, and errored in any run
+    (the flaky ones are listed under "Repeated runs")."""
+    assert model.repeats is not None
+    found = []
+    never = [case.id for case in model.repeats.cases if case.scored and not case.passes]
+    errored = [case.id for case in model.repeats.cases if "errored" in case.outcomes]
+    for label, ids in (("failing in every run", never), ("errored in some run", errored)):
+        if ids:
+            found.append(f"{label} ({len(ids)}): " + ", ".join(md(case) for case in ids))
+    return found
+
+
+def repeated_runs(run: RunResult) -> str:
+    """Per repeated model: each rate per run with its mean, min, max and sample sd; pass^K and
+    pass@K with their intervals; every flaky case."""
+    parts = []
+    for model in ranked(run):
+        repeats = model.repeats
+        if repeats is None:
+            continue
+        k = repeats.runs
+        header = ["Metric", *(f"Run {n}" for n in range(1, k + 1)), "Mean", "Min", "Max", "SD"]
+        rows = [
+            [md(label), *map(md, per_run), *map(md, summary)]
+            for label, per_run, summary in spread_rows(model)
+        ]
+        flaky = ", ".join(md(case) for case in repeats.flaky) or "none"
+        parts.extend(
+            [
+                f"**{md(model.model)}**, {k} runs: "
+                + "; ".join(md(line) for line in repeats_lines(model)[1:]),
+                table(header, rows),
+                f"Flaky ({len(repeats.flaky)}): {flaky}",
+            ]
+        )
+    return "\n\n".join(parts)
 
 
 def render_markdown(run: RunResult) -> str:
     """The whole report: suite line, leaderboard, counts and notes, intervals, groups, failing cases,
     cases to re-record."""
     models = ranked(run)
-    cases = max((model.counts.cases for model in models), default=0)
+    cases = max((len(model.cases) for model in models), default=0)
     parts = [
         f"### Tool calling on {md(run.suite.name)} {md(run.suite.version)}",
         f"Suite **{md(run.suite.name)}** version {md(run.suite.version)}, {cases} cases, "
         f"{len(models)} model{'s' if len(models) != 1 else ''}. "
         "A score is comparable only to another score on the same suite version.",
         leaderboard(run),
-        md(KEY),
+        md(KEY) + (f"  \n{md(REPEATS_KEY)}" if any_repeats(run) else ""),
         "\n".join(
             f"- **{md(model.model)}**: "
             + "; ".join(
@@ -171,11 +224,22 @@ def render_markdown(run: RunResult) -> str:
         "Overall rate per group, with the cases passed out of those scored.",
         groups(run),
     ]
+    if any_repeats(run):
+        parts.extend(
+            [
+                "#### Repeated runs",
+                "Each rate per run, and its mean, min, max and sample standard deviation over the runs; "
+                "pass^K counts the cases passed in every run, pass@K those passed in at least one, both "
+                "of the cases scored in every run.",
+                repeated_runs(run),
+            ]
+        )
     failed = failing(run)
     if failed:
         parts.extend(["#### Failing cases", failed])
     again = rerecord(run)
-    if again:
+    runs = _runs_to_record(run)
+    if again or runs:
         parts.append("#### Needs re-recording")
         lines = []
         for model, stale, unrecorded in again:
@@ -185,9 +249,27 @@ def render_markdown(run: RunResult) -> str:
             if unrecorded:
                 found.append("unrecorded: " + ", ".join(md(case) for case in unrecorded))
             lines.append(f"- **{md(model)}**: {'; '.join(found)}")
-        parts.append("\n".join(lines))
+        parts.append("\n".join([*lines, *runs]))
     if run.suite_changes is not None:
         from lobrec.reports.suite_changes import render_suite_changes_markdown
 
         parts.append(render_suite_changes_markdown(run.suite_changes))
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def _runs_to_record(run: RunResult) -> list[str]:
+    """One list item per run 2..K of a repeated model with cases to record."""
+    lines = []
+    for model in ranked(run):
+        cases = run_cases(model)
+        for number, stale, unrecorded in rerecord_runs(model):
+            found = []
+            if unrecorded_run(cases[number - 1]):
+                found.append("not recorded")
+            else:
+                if stale:
+                    found.append("stale: " + ", ".join(md(case) for case in stale))
+                if unrecorded:
+                    found.append("unrecorded: " + ", ".join(md(case) for case in unrecorded))
+            lines.append(f"- **{md(model.model)}** run {number}: {'; '.join(found)}")
+    return lines

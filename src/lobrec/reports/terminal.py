@@ -22,7 +22,6 @@ from rich.text import Text
 from lobrec.core.results import ModelResult, RunResult
 from lobrec.reports._format import (
     KEY,
-    LEADERBOARD,
     count_line,
     group_cell,
     group_label,
@@ -33,6 +32,15 @@ from lobrec.reports._format import (
     rerecord,
 )
 from lobrec.reports.quirks import quirks_note
+from lobrec.reports.repeats import (
+    REPEATS_KEY,
+    any_repeats,
+    leaderboard_columns,
+    repeats_lines,
+    rerecord_runs,
+    run_cases,
+    unrecorded_run,
+)
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
 _HEADINGS = {
@@ -67,8 +75,8 @@ def _table(title: Text, caption: str | None = None) -> Table:
 
 def leaderboard_table(run: RunResult, *, counts: bool = True) -> Table:
     """One row per model, best overall first; without `counts`, no Scored/Errored/Stale columns."""
-    columns = [column for column in LEADERBOARD if counts or not column.count]
-    table = _table(_title(run), caption=KEY)
+    columns = [column for column in leaderboard_columns(run) if counts or not column.count]
+    table = _table(_title(run), caption=KEY + (f"\n{REPEATS_KEY}" if any_repeats(run) else ""))
     for column in columns:
         heading = _HEADINGS.get(column.label, column.label)
         if column.numeric:
@@ -143,9 +151,48 @@ def notes_text(run: RunResult) -> Text | None:
     lines = [
         f"{printable(model.model)}: {note}"
         for model in ranked(run)
-        for note in [*model_notes(model), *quirks_note(model), *unpriced_note(model)]
+        for note in [
+            *model_notes(model),
+            *quirks_note(model),
+            *unpriced_note(model),
+            *repeats_lines(model),
+            *flaky_note(model),
+        ]
     ]
     return Text("\n".join(f"• {line}" for line in lines)) if lines else None
+
+
+FLAKY_SHOWN = 20
+"""How many flaky cases the terminal names before it says how many more (files list them all)."""
+
+
+def flaky_note(model: ModelResult) -> list[str]:
+    """The flaky cases of a repeated model (passed in one run, failed in another)."""
+    if model.repeats is None or not model.repeats.flaky:
+        return []
+    ids = model.repeats.flaky
+    named = ", ".join(map(printable, ids[:FLAKY_SHOWN]))
+    more = f" and {len(ids) - FLAKY_SHOWN} more" if len(ids) > FLAKY_SHOWN else ""
+    return [f"flaky ({len(ids)}): {named}{more}"]
+
+
+def _runs_to_record(run: RunResult) -> list[tuple[str, list[str]]]:
+    """Runs 2..K of repeated models with cases to record: (label, parts), a missing run in words."""
+    found = []
+    for model in ranked(run):
+        cases = run_cases(model)
+        for number, stale, unrecorded in rerecord_runs(model):
+            label = f"{printable(model.model)} run {number}"
+            if unrecorded_run(cases[number - 1]):
+                found.append((label, ["not recorded"]))
+                continue
+            parts = []
+            if stale:
+                parts.append(f"stale: {', '.join(map(printable, stale))}")
+            if unrecorded:
+                parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
+            found.append((label, parts))
+    return found
 
 
 def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
@@ -155,6 +202,7 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
     counted in one line instead of listed as if something had gone wrong.
     """
     entries = rerecord(run)
+    runs = _runs_to_record(run)
     if partial:
         skipped = sum(len(unrecorded) for _, _, unrecorded in entries)
         entries = [(model, stale, []) for model, stale, _ in entries if stale]
@@ -164,8 +212,10 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
             if skipped
             else None
         )
-        if not entries:
+        if not entries and not runs:
             return Text(note) if note else None
+    if not entries and not runs:
+        return None
     text = Text("Needs re-recording:\n", style="bold")
     for model, stale, unrecorded in entries:
         parts = []
@@ -174,6 +224,8 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
         if unrecorded:
             parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
         text.append(f"  {printable(model)} — {'; '.join(parts)}\n", style="")
+    for label, parts in runs:
+        text.append(f"  {label} — {'; '.join(parts)}\n", style="")
     text.rstrip()
     if partial and note:
         text.append("\n" + note)

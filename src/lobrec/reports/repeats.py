@@ -1,0 +1,138 @@
+"""Repeated runs in the reports: the leaderboard's extra columns and the per-run lines, shared by the
+terminal, Markdown and HTML reports so the three say the same.
+
+Nothing changes for a run where every model was recorded once: `leaderboard_columns` is then the
+plain `LEADERBOARD`. With any model recorded K > 1 times, Overall shows the mean over runs ± the
+sample standard deviation (in percentage points), and two columns follow it: Runs (K) and pass^K
+(the cases passed in every run, of those scored in all of them; a dash for a model recorded once).
+"""
+
+from __future__ import annotations
+
+from lobrec.core.compare import RATE_METRICS
+from lobrec.core.results import CaseResult, ModelResult, Rate, RunResult
+from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, rate_counts
+
+REPEATS_KEY = (
+    "Overall with repeats: mean over runs ± sample sd (pp) · "
+    "pass^K: cases passed in every one of the K runs · rate counts add up every run"
+)
+"""The line added under a leaderboard that has repeated models."""
+
+
+def any_repeats(run: RunResult) -> bool:
+    return any(model.repeats is not None for model in run.models)
+
+
+def overall_cell(model: ModelResult) -> str:
+    """`98.8% ± 1.3` for a repeated model (sd in pp; no sd when fewer than two runs scored), else
+    the plain rate."""
+    text = percent(model.metrics.overall.rate if model.has_scores else None)
+    if model.repeats is None or not model.has_scores:
+        return text
+    sd = model.repeats.spread["overall"].sd
+    return text if sd is None else f"{text} ± {sd:.1f}"
+
+
+def rate_with_counts(rate: Rate) -> str:
+    """`97.5% (78/80)`, or a dash when there was nothing to rate."""
+    return DASH if rate.total == 0 else f"{percent(rate.rate)} ({rate_counts(rate)})"
+
+
+def pass_hat_cell(model: ModelResult) -> str:
+    """pass^K with its counts, or a dash for a model recorded once."""
+    return DASH if model.repeats is None else rate_with_counts(model.repeats.pass_hat_k)
+
+
+def pass_at_cell(model: ModelResult) -> str:
+    return DASH if model.repeats is None else rate_with_counts(model.repeats.pass_at_k)
+
+
+def leaderboard_columns(run: RunResult) -> tuple[Column, ...]:
+    """`LEADERBOARD`, or with repeats: Overall as mean ± sd, then Runs and pass^K."""
+    if not any_repeats(run):
+        return LEADERBOARD
+    overall = Column("Overall", overall_cell, metric="overall")
+    extra = (
+        Column("Runs", lambda model: str(model.run_count)),
+        Column("pass^K", pass_hat_cell),
+    )
+    columns = []
+    for column in LEADERBOARD:
+        if column.metric == "overall":
+            columns.extend([overall, *extra])
+        else:
+            columns.append(column)
+    return tuple(columns)
+
+
+def run_cases(model: ModelResult) -> list[list[CaseResult]]:
+    """Each run's cases, run 1 first (one list for a model recorded once)."""
+    if model.repeats is None:
+        return [model.cases]
+    return [model.cases, *(entry.cases for entry in model.repeats.per_run[1:])]
+
+
+def spread_rows(model: ModelResult) -> list[tuple[str, list[str], list[str]]]:
+    """Per rate: (label, each run's rate, [mean, min, max, sd]) as text, in the leaderboard's order."""
+    assert model.repeats is not None
+    rows = []
+    for metric, label, lower in RATE_METRICS:
+        per_run = [
+            percent(getattr(entry.metrics, metric).rate if entry.has_scores else None)
+            for entry in model.repeats.per_run
+        ]
+        figure = model.repeats.spread[metric]
+        summary = [
+            percent(figure.mean),
+            percent(figure.min),
+            percent(figure.max),
+            DASH if figure.sd is None else f"{figure.sd:.1f} pp",
+        ]
+        rows.append((label + (" ↓" if lower else ""), per_run, summary))
+    return rows
+
+
+def interval_text(rate: Rate) -> str:
+    return "" if rate.ci95 is None else f", 95% interval {rate.ci95[0]:.1f}–{rate.ci95[1]:.1f}%"
+
+
+def repeats_lines(model: ModelResult) -> list[str]:
+    """A repeated model in words: its runs' overall rates, the spread, pass^K, pass@K, flaky cases
+    (all of them: the terminal shortens lists itself). Names are not yet quoted."""
+    repeats = model.repeats
+    if repeats is None:
+        return []
+    k = repeats.runs
+    figure = repeats.spread["overall"]
+    runs = ", ".join(
+        f"{percent(entry.metrics.overall.rate if entry.has_scores else None)}" for entry in repeats.per_run
+    )
+    sd = DASH if figure.sd is None else f"{figure.sd:.1f} pp"
+    lines = [
+        f"{k} runs; overall per run {runs}; mean {percent(figure.mean)}, min {percent(figure.min)}, "
+        f"max {percent(figure.max)}, sd {sd}",
+        f"pass^{k} {rate_with_counts(repeats.pass_hat_k)}{interval_text(repeats.pass_hat_k)}; "
+        f"pass@{k} {rate_with_counts(repeats.pass_at_k)}{interval_text(repeats.pass_at_k)}",
+    ]
+    incomplete = sum(case.scored < k for case in repeats.cases)
+    if incomplete:
+        lines.append(f"{incomplete} cases not scored in every run (left out of pass^{k} and pass@{k})")
+    return lines
+
+
+def rerecord_runs(model: ModelResult) -> list[tuple[int, list[str], list[str]]]:
+    """Runs 2..K with stale or unrecorded cases: (run, stale ids, unrecorded ids); run 1's are the
+    model's own `cases`, which the reports already list."""
+    found = []
+    for number, cases in enumerate(run_cases(model)[1:], start=2):
+        stale = [case.id for case in cases if case.status == "stale"]
+        unrecorded = [case.id for case in cases if case.status == "unrecorded"]
+        if stale or unrecorded:
+            found.append((number, stale, unrecorded))
+    return found
+
+
+def unrecorded_run(cases: list[CaseResult]) -> bool:
+    """Every case of the run is unrecorded (its folder is missing): said in words, not listed."""
+    return bool(cases) and all(case.status == "unrecorded" for case in cases)
