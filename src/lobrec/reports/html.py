@@ -64,6 +64,7 @@ from lobrec.reports._format import (
     rate_counts,
     rerecord,
 )
+from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
 from lobrec.reports.quirks import quirks_note
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -449,6 +450,25 @@ def _tick_labels(scale: str, ticks: list[float]) -> list[str]:
     return [f"${tick:.{places}f}" for tick in ticks]
 
 
+def _interval(interval: tuple[float, float]) -> str:
+    """A 95% interval as the reports write it: low and high joined by an en dash, then `%`."""
+    return f"{interval[0]:.1f}–{interval[1]:.1f}%"
+
+
+def _point_labels(points: list[tuple[str, float, float]], right_edge: float) -> tuple[list[Label], list[str]]:
+    """A label beside each point: on its right, or on its left when the right has no room."""
+    labels, sides = [], []
+    for name, x, y in points:
+        width = text_width(printable(name))
+        if x + 10 + width <= right_edge:
+            labels.append(Label(x + 10, x + 10 + width, y))
+            sides.append("right")
+        else:
+            labels.append(Label(x - 10 - width, x - 10, y))
+            sides.append("left")
+    return labels, sides
+
+
 def _plot_html(run: RunResult) -> str:
     plotted: list[tuple[ModelResult, float, float]] = []
     skipped: list[str] = []
@@ -505,12 +525,42 @@ def _plot_html(run: RunResult) -> str:
         f'<text transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" class="axis" '
         'text-anchor="middle">Overall score (%)</text>'
     )
-    for model, usd, rate in plotted:
-        x, y = x_of(usd), y_of(rate)
-        label = f"{model.model}: {percent(rate)}, {cost(usd)}"
+    points = [(model, x_of(usd), y_of(rate), usd, rate) for model, usd, rate in plotted]
+    for model, x, _, _, _ in points:
+        interval = model.metrics.overall.ci95
+        if interval is None:
+            continue
+        y_low, y_high = y_of(interval[0]), y_of(interval[1])
         parts.append(
-            f'<g class="point"><circle cx="{x:.1f}" cy="{y:.1f}" r="6"><title>{_esc(label)}</title></circle>'
-            f'<text x="{x + 10:.1f}" y="{y + 4:.1f}" class="label">{_esc(model.model)}</text></g>'
+            f'<path class="ci" d="M{x - 4:.1f} {y_high:.1f}H{x + 4:.1f}M{x:.1f} {y_high:.1f}V{y_low:.1f}'
+            f'M{x - 4:.1f} {y_low:.1f}H{x + 4:.1f}"><title>{_esc(model.model)}: 95% interval '
+            f"{_esc(_interval(interval))}</title></path>"
+        )
+    labels, sides = _point_labels([(model.model, x, y) for model, x, y, _, _ in points], width - 4)
+    obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y, _, _ in points]
+    # The x axis's tick labels and title sit below the frame: labels pushed down must miss them.
+    obstacles += [Box(left - 40, top + plot_h + 4, left + plot_w + 40, height)]
+    boxes = place_labels(labels, top=2.0, bottom=top + plot_h, obstacles=obstacles)
+    for (model, x, y, usd, rate), box, side in zip(points, boxes, sides, strict=True):
+        label = f"{model.model}: {percent(rate)}, {cost(usd)}"
+        middle = (box.y0 + box.y1) / 2
+        leader = ""
+        if abs(middle - y) > LABEL_HEIGHT / 2:
+            end = box.x0 - 1 if side == "right" else box.x1 + 1
+            leader = f'<line class="leader" x1="{x:.1f}" y1="{y:.1f}" x2="{end:.1f}" y2="{middle:.1f}"/>'
+        anchor = "" if side == "right" else ' text-anchor="end"'
+        text_x = box.x0 if side == "right" else box.x1
+        parts.append(
+            f'<g class="point">{leader}<circle cx="{x:.1f}" cy="{y:.1f}" r="6"><title>{_esc(label)}</title>'
+            f'</circle><text x="{text_x:.1f}" y="{middle + 4:.1f}" class="label"{anchor}>'
+            f"{_esc(model.model)}</text></g>"
+        )
+    lowest = max((box.y1 for box in boxes), default=0.0)
+    if lowest > height:  # more labels than fit beside the frame: grow the drawing below it
+        grown = math.ceil(lowest + 4)
+        parts[0] = parts[0].replace(
+            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}"',
+            f'viewBox="0 0 {width} {grown}" width="{width}" height="{grown}"',
         )
     parts.append("</svg>")
     return (
@@ -738,6 +788,11 @@ table.plain { font-size: 12px; }
 details.api { margin-top: 12px; }
 details.api > summary { cursor: pointer; color: var(--muted); }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
+
+/* the plot: each point's interval, labels with a halo, leader lines to moved labels */
+svg .ci { stroke: #0550ae; stroke-width: 1.5; fill: none; }
+svg .leader { stroke: var(--muted); stroke-width: 1; }
+svg .label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
 """
 
 _SCRIPT = """

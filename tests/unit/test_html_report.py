@@ -1,0 +1,240 @@
+"""The HTML report's explorer (issue 13): label placement, intervals, sortable columns, filters, folds.
+
+The label placement is pure geometry and is tested as such, with a property over random plots.
+The rest is checked on the generated HTML, parsed: what the script works from (ids, `data-`
+attributes, the controls) must be there and right before any browser runs it. The browser's
+side is `tests/e2e/test_html_chromium.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lobrec.core.results import RunResult, decode_results, encode_results
+from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, overlapping, place_labels, text_width
+from lobrec.reports.html import render_html
+from lobrec.suite_file import load_suite
+from tests.sample_results import sample_run, sample_suite
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# --- label placement -----------------------------------------------------------------------------
+
+
+def test_a_label_with_room_stays_centred_on_its_point() -> None:
+    (box,) = place_labels([Label(100, 180, 50)], top=0, bottom=300)
+    assert box == Box(100, 50 - LABEL_HEIGHT / 2, 180, 50 + LABEL_HEIGHT / 2)
+
+
+def test_labels_that_do_not_share_any_width_keep_their_places() -> None:
+    boxes = place_labels([Label(0, 50, 100), Label(60, 120, 100)], top=0, bottom=300)
+    assert [box.y0 for box in boxes] == [93, 93]
+
+
+def test_two_labels_on_one_point_are_stacked_apart() -> None:
+    """fixture/oracle and fixture/no-temperature: one score, one cost, one place on the plot."""
+    labels = [Label(492, 492 + text_width("fixture/oracle"), 20), Label(492, 600, 20)]
+    first, second = place_labels(labels, top=2, bottom=324, gap=2)
+    assert first == Box(492, 13, 492 + text_width("fixture/oracle"), 27)
+    assert second == Box(492, 29, 600, 43)  # the first one down, as close as the gap allows
+    assert overlapping([first, second], gap=2) == []
+
+
+def test_the_bottom_edge_sends_a_label_up_instead_of_down() -> None:
+    boxes = place_labels([Label(0, 80, 293), Label(0, 80, 293)], top=0, bottom=300, gap=2)
+    assert [(box.y0, box.y1) for box in boxes] == [(286, 300), (270, 284)]
+
+
+def test_obstacles_are_avoided() -> None:
+    (box,) = place_labels([Label(10, 90, 100)], top=0, bottom=300, obstacles=[Box(0, 95, 20, 105)])
+    assert box == Box(10, 79, 90, 93)  # above and below are as near: the higher place wins
+
+
+def test_with_no_room_left_labels_go_below_the_bottom_not_onto_each_other() -> None:
+    boxes = place_labels([Label(0, 40, 10)] * 5, top=0, bottom=30, gap=2)
+    assert overlapping(boxes, gap=2) == []
+    assert min(box.y0 for box in boxes) >= 0
+    assert max(box.y1 for box in boxes) > 30
+
+
+def test_text_width_is_generous_and_grows_with_the_text() -> None:
+    assert text_width("fixture/no-temperature") >= 22 * 6
+    assert text_width("fixture/oracle") < text_width("fixture/no-temperature")
+    assert text_width("模型") == 24
+    assert text_width("") == 0
+
+
+_labels = st.lists(
+    st.tuples(
+        st.floats(min_value=0, max_value=500),
+        st.floats(min_value=1, max_value=200),
+        st.floats(min_value=-50, max_value=450),
+    ).map(lambda t: Label(t[0], t[0] + t[1], t[2])),
+    max_size=25,
+)
+_obstacles = st.lists(
+    st.tuples(
+        st.floats(min_value=0, max_value=500),
+        st.floats(min_value=0, max_value=400),
+        st.floats(min_value=1, max_value=20),
+    ).map(lambda t: Box(t[0], t[1], t[0] + t[2], t[1] + t[2])),
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(labels=_labels, obstacles=_obstacles, gap=st.sampled_from([0.0, 2.0, 3.5]))
+def test_placed_labels_never_overlap_each_other_or_an_obstacle(
+    labels: list[Label], obstacles: list[Box], gap: float
+) -> None:
+    boxes = place_labels(labels, top=2, bottom=400, gap=gap, obstacles=obstacles)
+    assert len(boxes) == len(labels)
+    assert overlapping(boxes, gap=gap) == []
+    assert all(overlapping([box, obstacle], gap=gap) == [] for box in boxes for obstacle in obstacles)
+    for label, box in zip(labels, boxes, strict=True):
+        assert (box.x0, box.x1) == (label.x0, label.x1)
+        assert box.y0 >= 2 - 1e-9
+        assert box.y1 - box.y0 == pytest.approx(LABEL_HEIGHT)
+    assert place_labels(labels, top=2, bottom=400, gap=gap, obstacles=obstacles) == boxes
+
+
+# --- the parsed page -------------------------------------------------------------------------------
+
+
+class _Elements(HTMLParser):
+    """Every element's tag, attributes and direct text, with the ids of its open ancestors."""
+
+    VOID = frozenset({"meta", "br", "hr", "img", "input", "link"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[dict[str, object]] = []
+        self.stack: list[dict[str, object]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        element: dict[str, object] = {
+            "tag": tag,
+            "attrs": dict(attrs),
+            "text": "",
+            "parents": [e["attrs"] for e in self.stack],
+        }
+        self.elements.append(element)
+        if tag not in self.VOID:
+            self.stack.append(element)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.stack and self.stack[-1]["tag"] == tag:
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        for element in self.stack:
+            element["text"] = str(element["text"]) + data
+
+
+def elements(page: str) -> list[dict[str, object]]:
+    parser = _Elements()
+    parser.feed(page)
+    parser.close()
+    return parser.elements
+
+
+def attrs(element: dict[str, object]) -> dict[str, str | None]:
+    found = element["attrs"]
+    assert isinstance(found, dict)
+    return found
+
+
+def section(page: str, name: str) -> str:
+    """A top-level section of the page (the cases' panels hold sections of their own)."""
+    found = re.search(rf'<section id="{name}">.*?</section>\n', page, re.S)
+    assert found is not None, name
+    return found.group(0)
+
+
+_ROW = re.compile(r'<tr class="case" ([^>]*)><th scope="row" class="case"><code>([^<]*)</code>')
+
+
+def case_rows(page: str) -> dict[str, str]:
+    """Each case row's attributes, by case id."""
+    return {case_id: row_attrs for row_attrs, case_id in _ROW.findall(page)}
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    return render_html(sample_run(), sample_suite())
+
+
+@pytest.fixture(scope="module")
+def fixtures() -> tuple[RunResult, str]:
+    """The committed fixture models' results, as `make demo` renders them."""
+    run = decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())
+    return run, render_html(run, load_suite(ROOT / "suite" / "suite.json"))
+
+
+def test_the_page_is_byte_identical_for_the_same_input(fixtures: tuple[RunResult, str]) -> None:
+    run, page = fixtures
+    again = render_html(decode_results(encode_results(run)), load_suite(ROOT / "suite" / "suite.json"))
+    assert again.encode("utf-8") == page.encode("utf-8")
+    assert render_html(sample_run(), sample_suite()) == render_html(sample_run(), sample_suite())
+
+
+# --- the plot ------------------------------------------------------------------------------------
+
+
+def _label_boxes(svg: str) -> list[tuple[str, Box]]:
+    """Each label's box as the page draws it: the same size estimate, from its x, y and anchor."""
+    out = []
+    for match in re.finditer(
+        r'<text x="([\d.]+)" y="([\d.]+)" class="label"( text-anchor="end")?>([^<]*)<', svg
+    ):
+        x, baseline, name = float(match.group(1)), float(match.group(2)), match.group(4)
+        width = text_width(name)
+        x0 = x - width if match.group(3) else x
+        middle = baseline - 4
+        out.append((name, Box(x0, middle - LABEL_HEIGHT / 2, x0 + width, middle + LABEL_HEIGHT / 2)))
+    return out
+
+
+def test_the_fixture_models_labels_do_not_overlap(fixtures: tuple[RunResult, str]) -> None:
+    run, page = fixtures
+    svg = section(page, "plot")
+    boxes = _label_boxes(svg)
+    assert sorted(name for name, _ in boxes) == sorted(model.model for model in run.models)
+    assert overlapping([box for _, box in boxes]) == []
+    # oracle and no-temperature share a point (100%, about $0.081): one label moved, with a leader line
+    by_name = dict(boxes)
+    assert abs(by_name["fixture/oracle"].y0 - by_name["fixture/no-temperature"].y0) >= LABEL_HEIGHT
+    assert svg.count('<line class="leader"') >= 1
+
+
+def test_the_plot_draws_each_points_95_percent_interval(fixtures: tuple[RunResult, str]) -> None:
+    run, page = fixtures
+    svg = section(page, "plot")
+    titles = re.findall(r'<path class="ci" d="[^"]+"><title>([^<]*)</title></path>', svg)
+    wanted = []
+    for model in sorted(run.models, key=lambda m: -(m.metrics.overall.rate or 0)):
+        interval = model.metrics.overall.ci95
+        assert interval is not None
+        wanted.append(f"{model.model}: 95% interval {interval[0]:.1f}–{interval[1]:.1f}%")
+    assert titles == wanted
+
+
+def test_a_crowded_plot_grows_taller_rather_than_overlap() -> None:
+    run = sample_run()
+    o4 = run.models[0]
+    crowd = [msgspec.structs.replace(o4, model=f"openai/o4-mini-clone-{i:02d}") for i in range(40)]
+    page = render_html(msgspec.structs.replace(run, models=crowd), sample_suite())
+    svg = section(page, "plot")
+    boxes = [box for _, box in _label_boxes(svg)]
+    assert len(boxes) == 40
+    assert overlapping(boxes) == []
+    height = int(re.search(r'<svg class="plot" viewBox="0 0 720 (\d+)"', svg).group(1))  # type: ignore[union-attr]
+    assert height > 380 and max(box.y1 for box in boxes) <= height
