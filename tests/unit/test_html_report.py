@@ -17,9 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import RunResult, decode_results, encode_results
+from lobrec.reports._format import LEADERBOARD
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, overlapping, place_labels, text_width
-from lobrec.reports.html import render_html
+from lobrec.reports.html import DEFAULT_SORT, render_html, sort_key
 from lobrec.suite_file import load_suite
 from tests.sample_results import sample_run, sample_suite
 
@@ -238,3 +240,77 @@ def test_a_crowded_plot_grows_taller_rather_than_overlap() -> None:
     assert overlapping(boxes) == []
     height = int(re.search(r'<svg class="plot" viewBox="0 0 720 (\d+)"', svg).group(1))  # type: ignore[union-attr]
     assert height > 380 and max(box.y1 for box in boxes) <= height
+
+
+# --- the leaderboard -----------------------------------------------------------------------------
+
+
+def test_every_rate_shows_its_interval_in_its_cell(page: str) -> None:
+    board = section(page, "leaderboard")
+    rows = re.findall(r"<tr[^>]*data-rank[^>]*>(.*?)</tr>", board, re.S)
+    run = sample_run()
+    names = [re.search(r"<th[^>]*>([^<]*)</th>", row).group(1) for row in rows]  # type: ignore[union-attr]
+    assert names == ["auto", "openai/o4-mini", "acme/tool-llm-7b"]
+    models = {model.model: model for model in run.models}
+    shown = 0
+    for name, row in zip(names, rows, strict=True):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+        for (metric, _, _), cell in zip(RATE_METRICS, cells, strict=False):
+            rate = getattr(models[name].metrics, metric)
+            if rate.ci95 is None or not models[name].has_scores:
+                assert 'class="ci"' not in cell
+                continue
+            low, high = rate.ci95
+            assert cell == f'{rate.rate:.1f}%<span class="ci">{low:.1f}–{high:.1f}%</span>'
+            shown += 1
+    assert shown == 14  # two models with scores, seven rates each
+
+
+def test_the_leaderboard_headings_are_sort_buttons(page: str) -> None:
+    board = section(page, "leaderboard")
+    found = elements(board)
+    buttons = [attrs(e) for e in found if e["tag"] == "button"]
+    keys = [button["data-key"] for button in buttons]
+    assert keys == [
+        "model",
+        "overall",
+        "right_tool",
+        "valid_arguments",
+        "made_up_tool",
+        "chains",
+        "parallel",
+        "no_call_needed",
+        "latency",
+        "cost",
+        "scored",
+        "errored",
+        "stale",
+    ]
+    assert all(button["type"] == "button" and button["class"] == "sort" for button in buttons)
+    first = {button["data-key"]: button["data-first"] for button in buttons}
+    assert first["overall"] == "desc" and first["made_up_tool"] == "asc" and first["cost"] == "asc"
+    assert first["model"] == "asc" and first["scored"] == "desc" and first["errored"] == "asc"
+    sorted_heads = [attrs(e) for e in found if e["tag"] == "th" and "aria-sort" in attrs(e)]
+    assert sorted_heads == [{"class": "num", "scope": "col", "aria-sort": "descending"}]
+    assert '<table class="board leader" data-default-sort="-overall">' in board
+    assert DEFAULT_SORT == "-overall"
+    assert 'Overall<span class="arrow" aria-hidden="true">▼</span></button>' in board
+
+
+def test_sort_values_are_the_numbers_not_the_text(page: str) -> None:
+    board = section(page, "leaderboard")
+    rows = re.findall(r"<tr[^>]*data-rank[^>]*>(.*?)</tr>", board, re.S)
+    values = [re.findall(r'data-sort="([^"]*)"', row) for row in rows]
+    auto, o4, acme = values
+    assert auto[0] == "auto" and o4[0] == "openai/o4-mini"
+    assert float(o4[1]) == 70.0 and float(auto[1]) == pytest.approx(800 / 11)
+    assert float(o4[9]) == pytest.approx(sample_run().models[0].metrics.cost_per_100_cases_usd)
+    assert auto[9] == ""  # no cost: unpriced calls; sorts last either way
+    assert acme[1:8] == [""] * 7  # no scores
+    assert float(o4[10]) == pytest.approx(10 / 12) and o4[11:] == ["1", "1"]
+
+
+def test_every_column_has_its_own_sort_key() -> None:
+    keys = [sort_key(column).key for column in LEADERBOARD]
+    assert len(set(keys)) == len(keys)
+    assert all(re.fullmatch(r"[a-z_]+", key) for key in keys)

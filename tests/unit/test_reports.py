@@ -410,23 +410,34 @@ def test_html_escapes_attributes() -> None:
 def test_html_title_and_leaderboard_rows(page: str) -> None:
     assert "<title>lobrec · lobstack-tools 1.0.0</title>" in page
     assert '<h1>Tool calling on lobstack-tools <span class="version">1.0.0</span></h1>' in page
+    # each cell: its text, its 95% interval under a rate, and the number it sorts by (data-sort)
     assert (
-        '<tr><th scope="row" class="text">openai/o4-mini</th>'
-        '<td class="num" title="7/10, 95% interval 39.7–89.2%">70.0%</td>'
-        '<td class="num" title="7/8, 95% interval 52.9–97.8%">87.5%</td>'
-        '<td class="num" title="10/11, 95% interval 62.3–98.4%">90.9%</td>'
-        '<td class="num" title="0/11, 95% interval 0.0–25.9%">0.0%</td>'
-        '<td class="num" title="1/2, 95% interval 9.5–90.5%">50.0%</td>'
-        '<td class="num" title="1/1, 95% interval 20.7–100.0%">100.0%</td>'
-        '<td class="num" title="2/2, 95% interval 34.2–100.0%">100.0%</td>'
-        '<td class="num">1.01 s</td><td class="num">$0.13</td><td class="num">10/12</td>'
-        '<td class="num">1</td><td class="num">1</td></tr>'
+        '<tr data-rank="1"><th scope="row" class="text" data-sort="openai/o4-mini">openai/o4-mini</th>'
+        '<td class="num" data-sort="70.0" title="7/10, 95% interval 39.7–89.2%">70.0%'
+        '<span class="ci">39.7–89.2%</span></td>'
+        '<td class="num" data-sort="87.5" title="7/8, 95% interval 52.9–97.8%">87.5%'
+        '<span class="ci">52.9–97.8%</span></td>'
+        '<td class="num" data-sort="90.9091" title="10/11, 95% interval 62.3–98.4%">90.9%'
+        '<span class="ci">62.3–98.4%</span></td>'
+        '<td class="num" data-sort="0.0" title="0/11, 95% interval 0.0–25.9%">0.0%'
+        '<span class="ci">0.0–25.9%</span></td>'
+        '<td class="num" data-sort="50.0" title="1/2, 95% interval 9.5–90.5%">50.0%'
+        '<span class="ci">9.5–90.5%</span></td>'
+        '<td class="num" data-sort="100.0" title="1/1, 95% interval 20.7–100.0%">100.0%'
+        '<span class="ci">20.7–100.0%</span></td>'
+        '<td class="num" data-sort="100.0" title="2/2, 95% interval 34.2–100.0%">100.0%'
+        '<span class="ci">34.2–100.0%</span></td>'
+        '<td class="num" data-sort="1010.5">1.01 s</td><td class="num" data-sort="0.132">$0.13</td>'
+        '<td class="num" data-sort="0.8333333333333334">10/12</td>'
+        '<td class="num" data-sort="1">1</td><td class="num" data-sort="1">1</td></tr>'
     ) in page
     assert (
-        '<tr class="no-scores"><th scope="row" class="text">acme/tool-llm-7b</th>'
-        + '<td class="num">—</td>' * 7
-        + '<td class="num">—</td><td class="num">—</td><td class="num">0/12</td>'
-        '<td class="num">12</td><td class="num">0</td></tr>'
+        '<tr class="no-scores" data-rank="2"><th scope="row" class="text" data-sort="acme/tool-llm-7b">'
+        "acme/tool-llm-7b</th>"
+        + ('<td class="num" data-sort="">—</td>' * 7)
+        + '<td class="num" data-sort="">—</td><td class="num" data-sort="">—</td>'
+        '<td class="num" data-sort="0.0">0/12</td>'
+        '<td class="num" data-sort="12">12</td><td class="num" data-sort="0">0</td></tr>'
     ) in page
     assert "<li><strong>acme/tool-llm-7b</strong>: 0 of 12 cases scored; 12 errored, 0 stale, " in page
 

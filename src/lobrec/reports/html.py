@@ -17,9 +17,11 @@ import html
 import json
 import math
 import re
-from typing import Any, assert_never
+from collections.abc import Callable
+from typing import Any, NamedTuple, assert_never
 
 from lobrec import __version__
+from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import (
     ApiCall,
     CallRecord,
@@ -51,6 +53,7 @@ from lobrec.reports._format import (
     KEY,
     LEADERBOARD,
     NO_SCORES,
+    Column,
     cost,
     count_line,
     group_cell,
@@ -349,31 +352,105 @@ def _rate_title(model: ModelResult, attribute: str) -> str:
     rate: Rate = getattr(model.metrics, attribute)
     if rate.total == 0:
         return "nothing to rate"
-    interval = "" if rate.ci95 is None else f", 95% interval {rate.ci95[0]:.1f}–{rate.ci95[1]:.1f}%"
+    interval = "" if rate.ci95 is None else f", 95% interval {_interval(rate.ci95)}"
     return f"{rate_counts(rate)}{interval}"
 
 
-def _leaderboard_html(run: RunResult) -> str:
-    head = "".join(
-        f'<th class="{"num" if column.numeric else "text"}" scope="col">{_esc(column.label)}</th>'
-        for column in LEADERBOARD
+class SortKey(NamedTuple):
+    """How one leaderboard column sorts: its name in the address, and the order of a first click."""
+
+    key: str
+    first: str
+    """`desc` or `asc`: a first click puts the best first (highest rate, lowest cost, A to Z)."""
+    text: bool
+    value: Callable[[ModelResult], float | str | None]
+
+
+def _rate_value(metric: str) -> Callable[[ModelResult], float | None]:
+    def value(model: ModelResult) -> float | None:
+        rate: Rate = getattr(model.metrics, metric)
+        return rate.rate if model.has_scores else None
+
+    return value
+
+
+def _scored_share(model: ModelResult) -> float | None:
+    return model.counts.scored / model.counts.cases if model.counts.cases else None
+
+
+_LOWER_IS_BETTER = {metric for metric, _, lower in RATE_METRICS if lower}
+_OTHER_SORT_KEYS: dict[str, SortKey] = {
+    "Model": SortKey("model", "asc", True, lambda model: printable(model.model)),
+    "p50 latency": SortKey("latency", "asc", False, lambda model: model.metrics.latency_p50_ms),
+    "Cost/100 cases": SortKey("cost", "asc", False, lambda model: model.metrics.cost_per_100_cases_usd),
+    "Scored": SortKey("scored", "desc", False, _scored_share),
+    "Errored": SortKey("errored", "asc", False, lambda model: model.counts.errored),
+    "Stale": SortKey("stale", "asc", False, lambda model: model.counts.stale + model.counts.unrecorded),
+}
+DEFAULT_SORT = "-overall"
+"""The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
+
+
+def sort_key(column: Column) -> SortKey:
+    """The sort of a leaderboard column; a column this module does not know sorts by its text."""
+    if column.metric is not None:
+        first = "asc" if column.metric in _LOWER_IS_BETTER else "desc"
+        return SortKey(column.metric, first, False, _rate_value(column.metric))
+    known = _OTHER_SORT_KEYS.get(column.label)
+    if known is not None:
+        return known
+    return SortKey(_slug(column.label.lower()), "asc", True, column.value)
+
+
+def _sort_value(value: float | str | None) -> str:
+    """What a cell's `data-sort` holds: the exact number (or text), empty for nothing to sort."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, str):
+        return _esc(value)
+    if isinstance(value, int):
+        return str(value)
+    return repr(value)
+
+
+def _sort_head(column: Column) -> str:
+    spec = sort_key(column)
+    active = DEFAULT_SORT.lstrip("-") == spec.key
+    direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
+    aria = f' aria-sort="{direction}"' if active else ""
+    arrow = ("▼" if direction == "descending" else "▲") if active else ""
+    return (
+        f'<th class="{"num" if column.numeric else "text"}" scope="col"{aria}>'
+        f'<button type="button" class="sort" data-key="{spec.key}" data-first="{spec.first}"'
+        f"{' data-text' if spec.text else ''}>{_esc(column.label)}"
+        f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>'
     )
+
+
+def _leaderboard_html(run: RunResult) -> str:
+    head = "".join(_sort_head(column) for column in LEADERBOARD)
     rows = []
-    for model in ranked(run):
+    for rank, model in enumerate(ranked(run)):
         cells = []
         for column in LEADERBOARD:
             value = column.value(model)
             attribute = column.metric
+            data = f' data-sort="{_sort_value(sort_key(column).value(model))}"'
             if not column.numeric:
-                cells.append(f'<th scope="row" class="text">{_esc(value)}</th>')
+                cells.append(f'<th scope="row" class="text"{data}>{_esc(value)}</th>')
             elif attribute is not None and model.has_scores:
+                rate: Rate = getattr(model.metrics, attribute)
+                interval = (
+                    "" if rate.ci95 is None else f'<span class="ci">{_esc(_interval(rate.ci95))}</span>'
+                )
                 cells.append(
-                    f'<td class="num" title="{_esc(_rate_title(model, attribute))}">{_esc(value)}</td>'
+                    f'<td class="num"{data} title="{_esc(_rate_title(model, attribute))}">'
+                    f"{_esc(value)}{interval}</td>"
                 )
             else:
-                cells.append(f'<td class="num">{_esc(value)}</td>')
+                cells.append(f'<td class="num"{data}>{_esc(value)}</td>')
         row_class = "" if model.has_scores else ' class="no-scores"'
-        rows.append(f"<tr{row_class}>{''.join(cells)}</tr>")
+        rows.append(f'<tr{row_class} data-rank="{rank}">{"".join(cells)}</tr>')
     notes = "".join(
         f"<li><strong>{_esc(model.model)}</strong>: "
         f"{_esc('; '.join([count_line(model), *model_notes(model), *quirks_note(model)]))}</li>"
@@ -381,9 +458,10 @@ def _leaderboard_html(run: RunResult) -> str:
     )
     return (
         '<section id="leaderboard"><h2>Leaderboard</h2>'
-        '<div class="scroll"><table class="board leader">'
+        f'<div class="scroll"><table class="board leader" data-default-sort="{DEFAULT_SORT}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f'<p class="sub">{_esc(KEY)} · hover a rate for its counts and 95% interval</p>'
+        f'<p class="sub">{_esc(KEY)} · under each rate, its 95% interval (Wilson); hover a rate for its '
+        "counts · click a heading to sort by it, again to reverse</p>"
         f'<ul class="notes">{notes}</ul></section>'
     )
 
@@ -398,14 +476,24 @@ def _groups_html(run: RunResult) -> str:
             metrics = model.groups.get(group)
             share = metrics.overall.rate if metrics is not None else None
             bar = "" if share is None else f'<span class="bar" style="width:{share:.1f}%"></span>'
+            interval = metrics.overall.ci95 if metrics is not None and share is not None else None
+            title = ""
+            if interval is not None:
+                low, high = interval
+                bar += (
+                    f'<span class="whisker" style="left:{low:.1f}%;width:{high - low:.1f}%" '
+                    'aria-hidden="true"></span>'
+                )
+                title = f' title="95% interval {_esc(_interval(interval))}"'
             cells.append(
-                f'<td class="num bar-cell">{bar}'
+                f'<td class="num bar-cell"{title}>{bar}'
                 f'<span class="value">{_esc(group_cell(model, group))}</span></td>'
             )
         rows.append(f'<tr><th scope="row" class="text">{_esc(group_label(group))}</th>{"".join(cells)}</tr>')
     return (
         '<section id="groups"><h2>By group</h2>'
-        '<p class="sub">Overall rate per group, with the cases passed out of those scored.</p>'
+        '<p class="sub">Overall rate per group, with the cases passed out of those scored; the bar is the '
+        "rate, the line across it its 95% interval.</p>"
         '<div class="scroll"><table class="board groups">'
         f'<thead><tr><th class="text" scope="col">Group</th>{head}'
         f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div></section>"
@@ -793,6 +881,24 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12px; }
 svg .ci { stroke: #0550ae; stroke-width: 1.5; fill: none; }
 svg .leader { stroke: var(--muted); stroke-width: 1; }
 svg .label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejoin: round; }
+
+/* sortable leaderboard headings: buttons, with an arrow on the sorted one */
+.board thead th button.sort {
+  font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; margin: 0;
+  cursor: pointer; text-align: inherit;
+}
+.board thead th button.sort:hover { color: var(--accent); }
+.board thead th button.sort:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.arrow { display: inline-block; min-width: 1.1em; font-size: 10px; color: var(--accent); text-align: center; }
+.arrow:empty::after { content: "↕"; color: #afb8c1; }
+.board td .ci { display: block; font-size: 11px; line-height: 1.2; color: var(--muted); font-weight: 400; }
+.groups .whisker {
+  position: absolute; bottom: 2px; height: 6px; border-left: 1.5px solid #0550ae;
+  border-right: 1.5px solid #0550ae;
+}
+.groups .whisker::before {
+  content: ""; position: absolute; left: 0; right: 0; top: 2.25px; border-top: 1.5px solid #0550ae;
+}
 """
 
 _SCRIPT = """
