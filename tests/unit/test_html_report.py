@@ -314,3 +314,60 @@ def test_every_column_has_its_own_sort_key() -> None:
     keys = [sort_key(column).key for column in LEADERBOARD]
     assert len(set(keys)) == len(keys)
     assert all(re.fullmatch(r"[a-z_]+", key) for key in keys)
+
+
+# --- the matrix ----------------------------------------------------------------------------------
+
+
+def test_each_group_is_a_tbody_with_a_fold_open_by_default(page: str) -> None:
+    found = elements(section(page, "cases"))
+    bodies = [attrs(e) for e in found if e["tag"] == "tbody" and attrs(e).get("class") == "group"]
+    assert bodies == [
+        {"class": "group", "id": f"group-{group}", "data-group": group}
+        for group in ["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    ]
+    folds = [e for e in found if e["tag"] == "details" and attrs(e).get("class") == "fold"]
+    assert [attrs(e)["data-group"] for e in folds] == [body["data-group"] for body in bodies]
+    assert all("open" in attrs(e) for e in folds)
+    assert [str(e["text"]) for e in folds][:2] == ["Selection 2 cases", "Arguments 2 cases"]
+    assert "tbody:has(> tr.group details.fold:not([open])) > tr.case { display: none; }" in page
+
+
+def test_rows_carry_what_the_filters_need(page: str) -> None:
+    rows = case_rows(page)
+    assert len(rows) == 12
+    # acme errored everything, so every row has a model that did not pass, and the models disagree
+    assert all(row.startswith('data-fail="1" data-disagree="1" ') for row in rows.values())
+    assert rows["arg-line-range"].endswith('data-text="arg-line-range Read lines 10 to 20 of src/app.py."')
+    two = msgspec.structs.replace(sample_run(), models=sample_run().models[:2])
+    rows = case_rows(render_html(two, sample_suite()))
+    passing = {case_id for case_id, row in rows.items() if row.startswith('data-fail="0"')}
+    assert passing == {"near-diff", "nocall-greeting", "chain-search-read"}
+    agreeing = {case_id for case_id, row in rows.items() if 'data-disagree="0"' in row}
+    assert agreeing == passing  # here the two models never fail the same case
+
+
+def test_the_filter_bar_is_hidden_until_the_script_shows_it(page: str) -> None:
+    cases = section(page, "cases")
+    found = elements(cases)
+    bar = next(e for e in found if attrs(e).get("id") == "filters")
+    assert "hidden" in attrs(bar) and attrs(bar)["role"] == "search"
+    ids = [attrs(e).get("id") for e in found if e["tag"] in ("input", "select", "button", "output")]
+    assert ids[:6] == [
+        "filter-failures",
+        "filter-disagree",
+        "filter-group",
+        "filter-q",
+        "filter-clear",
+        "filter-count",
+    ]
+    options = [attrs(e)["value"] for e in found if e["tag"] == "option"]
+    assert options == ["", "selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    assert '<output id="filter-count" aria-live="polite">12 of 12 cases shown</output>' in cases
+
+
+def test_the_script_keeps_the_address_syntax() -> None:
+    page = render_html(sample_run(), sample_suite())
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
+    assert 'var ORDER = ["filter", "group", "q", "fold", "sort", "open"];' in script
+    assert "var CELL = /^[A-Za-z0-9_.-]+$/;" in script

@@ -8,7 +8,15 @@ loads, so the report works offline and leaks nothing when opened.
 
 Everything from a results file or a suite (model output above all) passes through `_esc`, which
 spells out control characters and then applies `html.escape(..., quote=True)`: a reply holding
-`<script>` is shown as text. A cell can be opened from the address: `report.html#open=<cell id>`.
+`<script>` is shown as text.
+
+Without JavaScript the page is complete: every row shows, groups fold with `<details>` (and
+CSS `:has`), each rate shows its 95% interval. The script adds the explorer, and keeps its state
+in the address, keys in this order, each optional:
+`#filter=failures,disagree&group=<group>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
+(`#open=<cell id>` alone opens a cell as before). Everything the script decides from (which rows
+fail or disagree, what a search looks through, the number each leaderboard cell sorts by) is
+computed here and written into `data-` attributes, so the same results give the same bytes.
 """
 
 from __future__ import annotations
@@ -683,6 +691,33 @@ def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple
     return ordered
 
 
+def _prompt_text(case: Case | None) -> str:
+    """The text a search looks through besides the case id: the case's user messages."""
+    if case is None:
+        return ""
+    return " ".join(
+        message.content for message in case.messages if message.role == "user" and message.content
+    )
+
+
+def _filters_html(groups: list[tuple[str, str]], total: int) -> str:
+    """The filter bar; `hidden` until the script shows it, since without a script it does nothing."""
+    options = "".join(f'<option value="{key}">{_esc(group_label(group))}</option>' for key, group in groups)
+    return (
+        '<div class="filters" id="filters" role="search" aria-label="Filter the cases" hidden>'
+        '<label title="rows where at least one model did not pass"><input type="checkbox" '
+        'id="filter-failures"> Failures only</label>'
+        '<label title="rows where the models do not all have the same verdict"><input type="checkbox" '
+        'id="filter-disagree"> Models disagree</label>'
+        '<label>Group <select id="filter-group"><option value="">All groups</option>'
+        f"{options}</select></label>"
+        '<label>Search <input type="search" id="filter-q" placeholder="case id or prompt" '
+        'autocomplete="off" spellcheck="false"></label>'
+        '<button type="button" id="filter-clear">Clear filters</button>'
+        f'<output id="filter-count" aria-live="polite">{total} of {total} cases shown</output></div>'
+    )
+
+
 def _matrix_html(run: RunResult, suite: Suite) -> str:
     models = ranked(run)
     lookup = [{result.id: result for result in model.cases} for model in models]
@@ -696,17 +731,32 @@ def _matrix_html(run: RunResult, suite: Suite) -> str:
     )
     body = []
     used: set[str] = set()
+    keys: list[tuple[str, str]] = []
+    total = 0
     for group, cases in _rows(suite, models):
+        key = _slug(group)
+        while key in {known for known, _ in keys}:
+            key += "_"
+        keys.append((key, group))
+        total += len(cases)
         scores = "".join(f'<td class="group-score">{_esc(group_cell(model, group))}</td>' for model in models)
-        body.append(f'<tr class="group"><th scope="rowgroup">{_esc(group_label(group))}</th>{scores}</tr>')
+        count = f"{len(cases)} case{'s' if len(cases) != 1 else ''}"
+        rows = [
+            f'<tbody class="group" id="group-{key}" data-group="{key}"><tr class="group">'
+            f'<th scope="rowgroup"><details class="fold" data-group="{key}" open><summary>'
+            f'{_esc(group_label(group))} <span class="group-count" data-total="{len(cases)}">{count}</span>'
+            f"</summary></details></th>{scores}</tr>"
+        ]
         for index, (case_id, case) in enumerate(cases):
             note = (
                 f'<span class="case-note">{_esc(case.note)}</span>' if case is not None and case.note else ""
             )
             cells = []
+            statuses = []
             for model_index, model in enumerate(models):
                 result = lookup[model_index].get(case_id)
                 status = _cell_status(result)
+                statuses.append(status)
                 cell_id = f"m{place[id(model)]}-{_slug(case_id)}"
                 if cell_id in used:
                     cell_id = f"{cell_id}-{index}"
@@ -717,17 +767,25 @@ def _matrix_html(run: RunResult, suite: Suite) -> str:
                     f'<summary title="{_esc(case_id)} · {_esc(model.model)}">{symbol} {word}</summary>'
                     f"{_panel_html(model, case_id, case, result, status)}</details></td>"
                 )
-            body.append(
-                f'<tr><th scope="row" class="case"><code>{_esc(case_id)}</code>{note}</th>'
+            failing = any(status != "pass" for status in statuses)
+            disagree = len(set(statuses)) > 1
+            search = f"{case_id} {_prompt_text(case)}".strip()
+            rows.append(
+                f'<tr class="case" data-fail="{int(failing)}" data-disagree="{int(disagree)}" '
+                f'data-text="{_esc(search)}">'
+                f'<th scope="row" class="case"><code>{_esc(case_id)}</code>{note}</th>'
                 f"{''.join(cells)}</tr>"
             )
+        rows.append("</tbody>")
+        body.append("".join(rows))
     return (
         '<section id="cases"><h2>Cases</h2>'
         '<p class="sub">Click a cell to see the model\'s calls beside the expected ones; '
-        "the address then links to that cell. Escape closes it.</p>"
-        f'<ul class="legend">{legend}</ul>'
+        "the address then links to that cell. Escape closes it. "
+        "Click a group's name to fold it.</p>"
+        f'<ul class="legend">{legend}</ul>{_filters_html(keys, total)}'
         f'<div class="scroll"><table class="matrix"><thead><tr><th scope="col">Case</th>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div></section>"
+        f"{''.join(body)}</table></div></section>"
     )
 
 
@@ -899,31 +957,248 @@ svg .label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejo
 .groups .whisker::before {
   content: ""; position: absolute; left: 0; right: 0; top: 2.25px; border-top: 1.5px solid #0550ae;
 }
+
+/* the case filters and folded groups */
+.filters {
+  display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; margin: 8px 0 12px; padding: 8px 12px;
+  background: var(--soft); border: 1px solid var(--line); border-radius: 8px;
+}
+.filters[hidden], .matrix [hidden] { display: none; }
+.filters input[type="search"] { width: 24ch; }
+.filters input, .filters select, .filters button { font: inherit; }
+.filters button {
+  padding: 1px 10px; border: 1px solid var(--line); border-radius: 6px; background: #fff; cursor: pointer;
+}
+#filter-count { margin-left: auto; color: var(--muted); font-variant-numeric: tabular-nums; }
+details.fold > summary { cursor: pointer; }
+details.fold > summary:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+.group-count { margin-left: 6px; font-weight: 400; font-size: 12px; color: var(--muted); }
+tbody.folded > tr.case { display: none; }
+tbody:has(> tr.group details.fold:not([open])) > tr.case { display: none; }
 """
 
-_SCRIPT = """
+_SCRIPT = r"""
 (function () {
-  function cells() { return document.querySelectorAll("details.cell[open]"); }
-  function openFromHash() {
-    var found = /^#open=([A-Za-z0-9_.-]+)$/.exec(location.hash);
-    if (!found) return;
-    var cell = document.getElementById(found[1]);
-    if (cell && cell.tagName === "DETAILS") {
-      cell.open = true;
-      cell.scrollIntoView({ block: "center" });
+  "use strict";
+  var ORDER = ["filter", "group", "q", "fold", "sort", "open"];
+  var CELL = /^[A-Za-z0-9_.-]+$/;
+  var state = {};
+  var each = function (list, visit) { Array.prototype.forEach.call(list, visit); };
+  var board = document.querySelector("table.leader");
+  var matrix = document.querySelector("table.matrix");
+  var bar = document.getElementById("filters");
+  var controls = {
+    failures: document.getElementById("filter-failures"),
+    disagree: document.getElementById("filter-disagree"),
+    group: document.getElementById("filter-group"),
+    q: document.getElementById("filter-q"),
+    count: document.getElementById("filter-count")
+  };
+
+  /* The address: #key=value&key=value, keys in ORDER; #open=<cell> alone still opens a cell. */
+  function readHash() {
+    var found = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+      var at = part.indexOf("=");
+      if (at < 1) return;
+      try { found[part.slice(0, at)] = decodeURIComponent(part.slice(at + 1)); } catch (error) { /* skip */ }
+    });
+    return found;
+  }
+  function writeHash() {
+    var parts = [];
+    ORDER.forEach(function (key) {
+      if (state[key]) parts.push(key + "=" + encodeURIComponent(state[key]).replace(/%2C/g, ","));
+    });
+    var hash = parts.length ? "#" + parts.join("&") : "";
+    if (hash === location.hash) return;
+    try { history.replaceState(null, "", hash || location.pathname + location.search); } catch (error) {
+      /* file: URLs may refuse */
     }
   }
-  function setHash(value) {
-    try { history.replaceState(null, "", value); } catch (error) { /* file: URLs may refuse */ }
+  function list(value) { return value ? value.split(",").filter(Boolean) : []; }
+
+  /* --- the leaderboard: sort by a column, numbers as numbers, nothing-to-sort always last --- */
+  function sortBoard() {
+    if (!board) return;
+    var spec = state.sort || board.getAttribute("data-default-sort");
+    var descending = spec.charAt(0) === "-";
+    var key = descending ? spec.slice(1) : spec;
+    var heads = board.tHead.rows[0].cells;
+    var column = -1;
+    var text = false;
+    each(heads, function (head, index) {
+      var button = head.querySelector("button.sort");
+      if (button && button.getAttribute("data-key") === key) {
+        column = index;
+        text = button.hasAttribute("data-text");
+      }
+    });
+    if (column < 0) return;
+    each(heads, function (head, index) {
+      var arrow = head.querySelector(".arrow");
+      if (index === column) {
+        head.setAttribute("aria-sort", descending ? "descending" : "ascending");
+      } else {
+        head.removeAttribute("aria-sort");
+      }
+      if (arrow) arrow.textContent = index === column ? (descending ? "\u25BC" : "\u25B2") : "";
+    });
+    var body = board.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    function value(row) {
+      var raw = row.cells[column].getAttribute("data-sort");
+      if (raw === null || raw === "") return null;
+      return text ? raw.toLowerCase() : Number(raw);
+    }
+    rows.sort(function (a, b) {
+      var x = value(a);
+      var y = value(b);
+      if (x === null || y === null) {
+        if (x !== y) return x === null ? 1 : -1;
+      } else if (x !== y) {
+        return (x < y ? -1 : 1) * (descending ? -1 : 1);
+      }
+      return Number(a.getAttribute("data-rank")) - Number(b.getAttribute("data-rank"));
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
   }
+  if (board) {
+    board.tHead.addEventListener("click", function (event) {
+      var button = event.target.closest ? event.target.closest("button.sort") : null;
+      if (!button) return;
+      var key = button.getAttribute("data-key");
+      var current = state.sort || board.getAttribute("data-default-sort");
+      var next;
+      if (current === key) next = "-" + key;
+      else if (current === "-" + key) next = key;
+      else next = button.getAttribute("data-first") === "desc" ? "-" + key : key;
+      state.sort = next === board.getAttribute("data-default-sort") ? "" : next;
+      writeHash();
+      sortBoard();
+    });
+  }
+
+  /* --- the matrix: filters, folded groups, the open cell --- */
+  function openCell() {
+    return CELL.test(state.open || "") ? document.getElementById(state.open) : null;
+  }
+  function applyMatrix() {
+    if (!matrix) return;
+    var flags = list(state.filter);
+    var failures = flags.indexOf("failures") >= 0;
+    var disagree = flags.indexOf("disagree") >= 0;
+    var group = state.group || "";
+    var query = (state.q || "").trim().toLowerCase();
+    var folded = list(state.fold);
+    var filtering = failures || disagree || group !== "" || query !== "";
+    var open = openCell();
+    var shown = 0;
+    var total = 0;
+    each(matrix.tBodies, function (body) {
+      var key = body.getAttribute("data-group");
+      var fold = body.querySelector("details.fold");
+      var isFolded = folded.indexOf(key) >= 0;
+      if (fold && fold.open === isFolded) fold.open = !isFolded;
+      body.classList.toggle("folded", isFolded);
+      var matched = 0;
+      var rows = body.querySelectorAll("tr.case");
+      each(rows, function (row) {
+        var match = (group === "" || group === key) &&
+          (!failures || row.getAttribute("data-fail") === "1") &&
+          (!disagree || row.getAttribute("data-disagree") === "1") &&
+          (query === "" || row.getAttribute("data-text").toLowerCase().indexOf(query) >= 0);
+        var pinned = open !== null && row.contains(open);
+        if (match) matched += 1;
+        row.hidden = !(match || pinned) || (isFolded && !pinned);
+      });
+      shown += matched;
+      total += rows.length;
+      body.hidden = matched === 0 && !(open !== null && body.contains(open));
+      var count = body.querySelector(".group-count");
+      if (count) {
+        var all = rows.length + " case" + (rows.length === 1 ? "" : "s");
+        count.textContent = filtering ? matched + " of " + all : all;
+      }
+    });
+    if (controls.count) controls.count.textContent = shown + " of " + total + " cases shown";
+  }
+  function syncControls() {
+    var flags = list(state.filter);
+    if (controls.failures) controls.failures.checked = flags.indexOf("failures") >= 0;
+    if (controls.disagree) controls.disagree.checked = flags.indexOf("disagree") >= 0;
+    if (controls.group) {
+      controls.group.value = state.group || "";
+      if (controls.group.value !== (state.group || "")) { controls.group.value = ""; state.group = ""; }
+    }
+    if (controls.q && controls.q.value !== (state.q || "")) controls.q.value = state.q || "";
+  }
+  function readControls() {
+    var flags = [];
+    if (controls.failures && controls.failures.checked) flags.push("failures");
+    if (controls.disagree && controls.disagree.checked) flags.push("disagree");
+    state.filter = flags.join(",");
+    state.group = controls.group ? controls.group.value : "";
+    state.q = controls.q ? controls.q.value : "";
+    writeHash();
+    applyMatrix();
+  }
+  if (bar) {
+    bar.hidden = false;
+    bar.addEventListener("change", readControls);
+    bar.addEventListener("input", readControls);
+    var clear = document.getElementById("filter-clear");
+    if (clear) {
+      clear.addEventListener("click", function () {
+        state.filter = "";
+        state.group = "";
+        state.q = "";
+        syncControls();
+        writeHash();
+        applyMatrix();
+      });
+    }
+  }
+  function showOpen() {
+    var cell = openCell();
+    if (!cell || cell.tagName !== "DETAILS") return;
+    var body = cell.closest("tbody");
+    var key = body ? body.getAttribute("data-group") : null;
+    if (key && list(state.fold).indexOf(key) >= 0) {
+      state.fold = list(state.fold).filter(function (other) { return other !== key; }).join(",");
+    }
+    applyMatrix();
+    if (!cell.open) cell.open = true;
+    cell.scrollIntoView({ block: "center" });
+  }
+  function openCells() { return document.querySelectorAll("details.cell[open]"); }
   document.addEventListener("toggle", function (event) {
-    var cell = event.target;
-    if (!cell.classList || !cell.classList.contains("cell")) return;
-    if (cell.open) {
-      cells().forEach(function (other) { if (other !== cell) other.open = false; });
-      setHash("#open=" + cell.id);
-    } else if (location.hash === "#open=" + cell.id) {
-      setHash(location.pathname + location.search);
+    var target = event.target;
+    if (!target.classList) return;
+    if (target.classList.contains("fold")) {
+      var key = target.getAttribute("data-group");
+      var folded = list(state.fold).filter(function (other) { return other !== key; });
+      if (!target.open) folded.push(key);
+      var keys = [];
+      each(document.querySelectorAll("details.fold"), function (fold) {
+        var name = fold.getAttribute("data-group");
+        if (folded.indexOf(name) >= 0) keys.push(name);
+      });
+      if (keys.join(",") === (state.fold || "")) return;
+      state.fold = keys.join(",");
+      writeHash();
+      applyMatrix();
+      return;
+    }
+    if (!target.classList.contains("cell")) return;
+    if (target.open) {
+      each(openCells(), function (other) { if (other !== target) other.open = false; });
+      state.open = target.id;
+      writeHash();
+    } else if (state.open === target.id) {
+      state.open = "";
+      writeHash();
+      applyMatrix();
     }
   }, true);
   document.addEventListener("click", function (event) {
@@ -931,10 +1206,19 @@ _SCRIPT = """
     if (button) { button.closest("details").open = false; }
   });
   document.addEventListener("keydown", function (event) {
-    if (event.key === "Escape") cells().forEach(function (cell) { cell.open = false; });
+    if (event.key === "Escape") each(openCells(), function (cell) { cell.open = false; });
   });
-  window.addEventListener("hashchange", openFromHash);
-  openFromHash();
+  function fromHash() {
+    state = readHash();
+    if (!CELL.test(state.open || "")) state.open = "";
+    each(openCells(), function (cell) { if (cell.id !== state.open) cell.open = false; });
+    syncControls();
+    sortBoard();
+    applyMatrix();
+    showOpen();
+  }
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
 })();
 """
 
