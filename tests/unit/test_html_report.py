@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import RunResult, decode_results, encode_results
+from lobrec.core.results import CallRecord, RunResult, decode_results, encode_results
 from lobrec.reports._format import LEADERBOARD
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, overlapping, place_labels, text_width
-from lobrec.reports.html import DEFAULT_SORT, render_html, sort_key
+from lobrec.reports.html import DEFAULT_SORT, call_flag, render_html, sort_key
 from lobrec.suite_file import load_suite
 from tests.sample_results import sample_run, sample_suite
 
@@ -371,3 +371,63 @@ def test_the_script_keeps_the_address_syntax() -> None:
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
     assert 'var ORDER = ["filter", "group", "q", "fold", "sort", "open"];' in script
     assert "var CELL = /^[A-Za-z0-9_.-]+$/;" in script
+
+
+# --- wording and numbering -------------------------------------------------------------------------
+
+
+def _record(errors: list[str], *, offered: bool = True, valid: bool | None = False) -> CallRecord:
+    return CallRecord(
+        name="read_file", arguments="{", offered=offered, schema_valid=valid, schema_errors=errors
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "flag"),
+    [
+        (_record(["arguments of read_file are not valid JSON"]), "arguments: not valid JSON"),
+        (_record(["arguments did not parse"]), "arguments: not valid JSON"),
+        (_record(["arguments of read_file are JSON but not an object"]), "arguments: not a JSON object"),
+        (
+            _record(["arguments of read_file are not a JSON object: the key 'a' appears more than once"]),
+            "arguments: not a JSON object",
+        ),
+        (_record(["$.end_line: expected integer, got string"]), "arguments: do not fit the schema"),
+        (_record([], offered=False, valid=None), "made-up tool: not offered"),
+        (_record([], valid=True), None),
+    ],
+)
+def test_call_flags_share_one_phrasing(record: CallRecord, flag: str | None) -> None:
+    assert call_flag(record) == flag
+
+
+def test_the_sample_page_uses_the_new_flags(page: str) -> None:
+    assert '<span class="flag bad">arguments: do not fit the schema</span>' in page
+    assert '<span class="flag bad">made-up tool: not offered</span>' in page
+    assert "arguments do not fit the schema" not in page
+
+
+def test_the_drill_down_numbers_steps_and_attempts_from_1(fixtures: tuple[RunResult, str]) -> None:
+    _, page = fixtures
+    steps = [int(n) for n in re.findall(r"<h4>Step (\d+) ", page)]
+    assert min(steps) == 1 and max(steps) >= 4
+    stopped = [int(n) for n in re.findall(r"the chain stopped at step (\d+)</h4>", page)]
+    assert stopped and min(stopped) == 1
+    attempts = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>200</td>", page)
+    assert min(int(step) for step, _ in attempts) == 1
+    assert min(int(attempt) for _, attempt in attempts) == 1
+
+
+def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
+    """The runner numbers a reason's step from 1, as the panel does (`step 2` is the panel's Step 2)."""
+    run = sample_run()
+    o4 = run.models[0]
+    cases = [
+        msgspec.structs.replace(case, reason="step 2: no recorded answer for this request")
+        if case.id == "sel-weather"
+        else case
+        for case in o4.cases
+    ]
+    run = msgspec.structs.replace(run, models=[msgspec.structs.replace(o4, cases=cases)])
+    page = render_html(run, sample_suite())
+    assert "<strong>Stale:</strong> step 2: no recorded answer for this request</p>" in page

@@ -478,7 +478,7 @@ def test_html_cell_shows_expected_beside_observed_with_the_failing_check(page: s
     ) in body
     assert (
         '<li><code class="name">read_file</code> '
-        '<span class="flag bad">arguments do not fit the schema</span>'
+        '<span class="flag bad">arguments: do not fit the schema</span>'
         '<pre class="args">{\n  &quot;path&quot;: &quot;src/app.py&quot;,\n  &quot;start_line&quot;: 10,\n'
         "  &quot;end_line&quot;: &quot;20&quot;\n}</pre><ul class=schema-errors>"
         "<li>$.end_line: expected integer, got string</li></ul></li>"

@@ -215,12 +215,27 @@ def _expected_html(step: CallStep | NoCallStep, verdict: StepVerdict | None) -> 
     return f'<p>{lead}</p><ol class="calls">{"".join(items)}</ol>'
 
 
-def _call_html(record: CallRecord) -> str:
-    flags = []
+def call_flag(record: CallRecord) -> str | None:
+    """What is wrong with a call, as `subject: problem`; None for a call with nothing wrong.
+
+    The judge records arguments that could not be read as one error in words ("arguments of
+    read_file are not valid JSON"); a schema's errors each start with the JSON path (`$.path`).
+    """
     if not record.offered:
-        flags.append('<span class="flag bad">made-up tool: not offered</span>')
-    elif record.schema_valid is False:
-        flags.append('<span class="flag bad">arguments do not fit the schema</span>')
+        return "made-up tool: not offered"
+    if record.schema_valid is not False:
+        return None
+    unread = [error for error in record.schema_errors if not error.startswith("$")]
+    if any("not valid JSON" in error or "did not parse" in error for error in unread):
+        return "arguments: not valid JSON"
+    if unread:
+        return "arguments: not a JSON object"
+    return "arguments: do not fit the schema"
+
+
+def _call_html(record: CallRecord) -> str:
+    flag = call_flag(record)
+    flags = [] if flag is None else [f'<span class="flag bad">{_esc(flag)}</span>']
     errors = "".join(f"<li>{_esc(error)}</li>" for error in record.schema_errors)
     name = DASH if record.name is None else record.name
     return (
