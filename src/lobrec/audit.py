@@ -16,6 +16,9 @@ What is a finding, one line each, naming the file (and the JSON path inside it):
   JSON or shape (the same message replay gives), unusable elapsed headers, a manifest that does not
   match its directory, names that are not cassette names, leftover temporary files, cassettes the
   manifest does not list, and request URLs that are not a chat-completions URL.
+- repeated runs: each `runs/<n>/` folder of a model folder is audited like the model folder (its
+  manifest must name the same model); anything else under `runs/` is a finding, and so is a run
+  missing below the highest (replay counts it as unrecorded).
 
 Reading goes through `read_capped`, so the audit itself never follows a symlink, never reads past
 the cap and never blocks on a FIFO. Nothing is executed and nothing is written.
@@ -38,17 +41,20 @@ from lobrec.cassettes import (
     LOCK,
     MANIFEST,
     MAX_CASSETTE_BYTES,
+    MAX_RUNS,
+    RUNS_DIR,
     CassetteFile,
     case_file_name,
     load_manifest,
     model_dir_name,
     model_from_dir_name,
     read_capped,
+    run_number,
 )
 from lobrec.core.suite import SEMVER
 from lobrec.errors import CassetteError, ConfigError
-from lobrec.gateway import mask_url
 from lobrec.exchange import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS
+from lobrec.gateway import mask_url
 from lobrec.playback import open_for_replay
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
@@ -146,15 +152,19 @@ def _symlink(path: Path) -> Finding:
 # --- a model directory ----------------------------------------------------------------------------
 
 
-def _model_directory(directory: Path, exact: tuple[str, ...], suite_version: str | None) -> Iterator[Finding]:
-    name = directory.name
-    model = model_from_dir_name(name)
-    try:
-        proper = model_dir_name(model)
-    except ConfigError:
-        proper = None
-    if proper != name:
-        yield Finding(directory, "not a model directory name (a percent-encoded model name)")
+def _model_directory(
+    directory: Path, exact: tuple[str, ...], suite_version: str | None, owner: str | None = None
+) -> Iterator[Finding]:
+    """A model folder, or with `owner` (the model folder's name) one of its `runs/<n>/` folders."""
+    name = directory.name if owner is None else owner
+    if owner is None:
+        model = model_from_dir_name(name)
+        try:
+            proper = model_dir_name(model)
+        except ConfigError:
+            proper = None
+        if proper != name:
+            yield Finding(directory, "not a model directory name (a percent-encoded model name)")
     listed: set[str] | None = None
     manifest_path = directory / MANIFEST
     if manifest_path.is_symlink():
@@ -162,10 +172,13 @@ def _model_directory(directory: Path, exact: tuple[str, ...], suite_version: str
     elif not manifest_path.exists():
         yield Finding(directory, f"no {MANIFEST}")
     else:
-        listed, problems = _manifest(directory, manifest_path, exact, suite_version)
+        listed, problems = _manifest(directory, manifest_path, exact, suite_version, name)
         yield from problems
     for entry in _entries(directory):
         if entry.name == MANIFEST:
+            continue
+        if entry.name == RUNS_DIR and owner is None and not entry.is_symlink():
+            yield from _runs(entry, exact, suite_version, name)
             continue
         if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
             yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
@@ -191,6 +204,37 @@ def _model_directory(directory: Path, exact: tuple[str, ...], suite_version: str
             )
 
 
+def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: str) -> Iterator[Finding]:
+    """A model folder's `runs/`: run folders 2..K, each audited like the model folder, no gaps."""
+    if not runs.is_dir():
+        yield Finding(runs, f"not a folder ({RUNS_DIR}/ holds the run folders {RUNS_DIR}/<n>/)")
+        yield from _raw_scan(runs, exact)
+        return
+    numbers = []
+    for entry in _entries(runs):
+        number = run_number(entry.name)
+        if entry.is_symlink():
+            yield _symlink(entry)
+        elif number is None or not entry.is_dir():
+            yield Finding(
+                entry,
+                f"not a run folder (runs 2 to {MAX_RUNS} live in {RUNS_DIR}/<n>/, n in decimal "
+                "without leading zeros; run 1 is the model folder itself)",
+            )
+            if entry.is_file():
+                yield from _raw_scan(entry, exact)
+        else:
+            numbers.append(number)
+            yield from _model_directory(entry, exact, suite_version, owner)
+    present = set(numbers)
+    for missing in range(2, max(numbers, default=1)):
+        if missing not in present:
+            yield Finding(
+                runs / str(missing),
+                f"missing: the highest run is {max(numbers)}, so run {missing} counts as unrecorded",
+            )
+
+
 def _is_case_id(case_id: str) -> bool:
     try:
         case_file_name(case_id)
@@ -204,8 +248,9 @@ def _is_case_file(name: str) -> bool:
 
 
 def _manifest(
-    directory: Path, path: Path, exact: tuple[str, ...], suite_version: str | None
+    directory: Path, path: Path, exact: tuple[str, ...], suite_version: str | None, owner: str
 ) -> tuple[set[str] | None, list[Finding]]:
+    """A manifest's findings; `owner` is the model folder's name, which its model must give."""
     try:
         manifest = load_manifest(directory)
     except CassetteError as exc:
@@ -216,12 +261,11 @@ def _manifest(
     except ConfigError as exc:
         expected = None
         problems.append(Finding(path, str(exc), "$.model"))
-    if expected is not None and expected != directory.name:
+    if expected is not None and expected != owner:
         problems.append(
             Finding(
                 path,
-                f"model {manifest.model!r} does not belong in directory {directory.name!r} "
-                f"(expected {expected!r})",
+                f"model {manifest.model!r} does not belong in directory {owner!r} (expected {expected!r})",
             )
         )
     recorded_on = manifest.suite.version

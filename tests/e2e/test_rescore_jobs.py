@@ -51,3 +51,26 @@ def test_two_folders_of_one_model_are_put_together_as_in_one_process(tmp_path: P
     models = [entry["model"] for entry in json.loads(many[0])["models"]]
     assert models.count("fixture/oracle") == 1
     assert len(models) == len([path for path in root.iterdir() if path.is_dir()]) - 1
+
+
+def test_repeated_models_give_the_same_file_with_any_number_of_jobs(tmp_path: Path) -> None:
+    """Each run folder is a unit of work: runs of one model spread over workers, a missing run, a
+    broken run manifest, and two spellings of one model that both have runs are all put together
+    as in one process."""
+    from tests.repeated import ORACLE, SLOPPY, repeated_model
+
+    root = tmp_path / "cassettes"
+    shutil.copytree(ROOT / "cassettes", root, ignore=shutil.ignore_patterns(ORACLE, SLOPPY))
+    repeated_model(root, ORACLE, runs=(2, 3, 5), broken={2: ["sel-01", "sel-02"], 3: ["sel-01"]})
+    repeated_model(root, SLOPPY, runs=(2,), broken={1: ["sel-02"]})
+    (root / SLOPPY / "runs" / "2" / "manifest.json").write_text("[]")
+    shutil.copytree(root / ORACLE, root / "fixture%2foracle")
+    (root / "fixture%2foracle" / "manifest.json").write_text("[]")
+    one = _rescore(root, 1)
+    assert b'"repeats"' in one[0]
+    for jobs in (2, 3, 64):
+        assert _rescore(root, jobs) == one
+    models = {entry["model"]: entry for entry in json.loads(one[0])["models"]}
+    assert models["fixture/oracle"]["repeats"]["runs"] == 5
+    assert models["fixture/sloppy"]["repeats"]["runs"] == 2
+    assert "repeats" not in models["fixture/eager"]
