@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import functools
+import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ import httpx
 from lobrec import __version__
 from lobrec.cassettes import (
     MANIFEST,
+    RUNS_DIR,
     Manifest,
     ManifestCase,
     ManifestSuite,
@@ -35,6 +37,7 @@ from lobrec.cassettes import (
     file_mode,
     load_manifest,
     model_dir_name,
+    run_directories,
     save_manifest,
     write_atomic,
     writer_lock,
@@ -43,7 +46,7 @@ from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
-from lobrec.replay import ReplayModel, build_run_result
+from lobrec.replay import ReplayModel, build_run_result, rescore_directories
 from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
@@ -62,6 +65,12 @@ class RecordOptions:
     max_reply_bytes: int = MAX_REPLY_BYTES
     sleep: Sleep | None = None
     """How retries wait; tests pass a recorder so they never wait."""
+    max_cost_usd: float | None = None
+    """Start no new case once this run's recorded cost reaches it; cases in flight finish."""
+    repeat: int = 1
+    """Runs of every case (`--repeat K`): run 1 in the model folder, runs 2..K in `runs/<n>/`."""
+    retry_errored: bool = False
+    """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
 
 
 @dataclass(kw_only=True)
@@ -72,6 +81,10 @@ class RecordOutcome:
     interrupted: bool
     throttle: Throttle | None = None
     """How the requests in flight adapted (None when nothing was recorded)."""
+    spent_usd: float = 0.0
+    """What the recorded answers of this run cost (their `x-lobstack-cost-usd`)."""
+    not_started: int = 0
+    """Cases left unstarted because `--max-cost` was reached."""
 
 
 def _now() -> str:
@@ -104,16 +117,77 @@ def _open_manifest(directory: Path, suite: Suite, model: str) -> Manifest:
     )
 
 
-def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
+async def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
     cases = suite.cases
     if options.case_ids:
         unknown = sorted(set(options.case_ids) - {case.id for case in suite.cases})
         if unknown:
             raise ConfigError(f"no such case in suite {suite.version}: {', '.join(unknown)}")
         cases = [case for case in cases if case.id in options.case_ids]
-    if options.missing:
-        cases = [case for case in cases if _needs_recording(suite, case, directory, manifest)]
+    if options.missing or options.retry_errored:
+        errored = await _errored_cases(suite, manifest, directory) if options.retry_errored else set()
+        cases = [
+            case
+            for case in cases
+            if case.id in errored or (options.missing and _needs_recording(suite, case, directory, manifest))
+        ]
     return cases
+
+
+async def _errored_cases(suite: Suite, manifest: Manifest, directory: Path) -> set[str]:
+    """The cases whose cassette, replayed as it is, ends errored (the run cannot have judged them)."""
+    replay = ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
+    return {case.id for case in suite.cases if (await replay.replay_case(suite, case)).status == "errored"}
+
+
+@dataclass(kw_only=True)
+class PlannedRun:
+    """One run of one model that this `record` call writes: its folder, manifest and cases."""
+
+    model: str
+    run: int
+    directory: Path
+    manifest: Manifest
+    cases: list[Case]
+
+
+def run_count(options: RecordOptions, model_dir: Path) -> int:
+    """Runs this call looks at: `--repeat K`; with `--missing` or `--retry-errored`, also every run
+    the folder already has, so those fill or retry them all."""
+    existing = len(run_directories(model_dir))
+    return max(options.repeat, existing) if options.missing or options.retry_errored else options.repeat
+
+
+async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
+    """What a `record` call will write, read from the folders as they are (nothing is written).
+
+    With K > 1, a run that is already recorded (it has a manifest) is kept as it is, unless
+    `--missing`, `--retry-errored` or `--case` ask for some of its cases: `--repeat` adds runs and
+    never rewrites recorded ones. With K = 1 (the default), run 1 is recorded as always.
+    """
+    planned = []
+    for model in options.models:
+        model_dir = options.cassettes / model_dir_name(model)
+        for run, directory in enumerate(run_directories_upto(model_dir, run_count(options, model_dir)), 1):
+            selective = options.missing or options.retry_errored or bool(options.case_ids)
+            if options.repeat > 1 and (directory / MANIFEST).exists() and not selective:
+                continue
+            manifest = _open_manifest(directory, suite, model)
+            planned.append(
+                PlannedRun(
+                    model=model,
+                    run=run,
+                    directory=directory,
+                    manifest=manifest,
+                    cases=await _select(suite, options, directory, manifest),
+                )
+            )
+    return planned
+
+
+def run_directories_upto(model_dir: Path, count: int) -> list[Path]:
+    """Run 1..count's folders: run 1 is the model folder, run n is `runs/<n>/`."""
+    return [model_dir, *(model_dir / RUNS_DIR / str(n) for n in range(2, count + 1))]
 
 
 def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manifest) -> bool:
@@ -166,14 +240,24 @@ class _Session:
     suite: Suite
     options: RecordOptions
     progress: Progress
-    directories: dict[str, Path] = field(default_factory=dict)
-    manifests: dict[str, Manifest] = field(default_factory=dict)
+    runs: dict[tuple[str, int], PlannedRun] = field(default_factory=dict)
     results: dict[str, dict[str, CaseResult]] = field(default_factory=dict)
+    """Run 1's results per model (the results file of a one-run folder is built from them)."""
     recorded: dict[str, list[str]] = field(default_factory=dict)
+    spent_usd: float = 0.0
+    not_started: int = 0
 
-    async def record_case(self, model: str, case: Case) -> None:
+    def over_budget(self) -> bool:
+        budget = self.options.max_cost_usd
+        return budget is not None and self.spent_usd >= budget
+
+    async def record_case(self, model: str, run: int, case: Case) -> None:
+        if self.over_budget():
+            self.not_started += 1
+            return
         self.progress.started(model, case.id)
-        directory = self.directories[model]
+        planned = self.runs[(model, run)]
+        directory = planned.directory
         cassette = new_for_recording(directory / case_file_name(case.id))
         result = await run_case(
             ThrottledExchange(self.link.recording_into(cassette), self.throttle, model),
@@ -183,20 +267,22 @@ class _Session:
             policy=self.options.policy,
             sleep=self.options.sleep,
         )
-        self.manifests[model].cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
-        data, listing = cassette_bytes(cassette), encode_pretty(self.manifests[model])
+        planned.manifest.cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
+        data, listing = cassette_bytes(cassette), encode_pretty(planned.manifest)
         try:
             await self.writer.save(Path(cassette.path), data, directory / MANIFEST, listing)
         except asyncio.CancelledError:
             # Cancelled while the files were being written: they still are (see `_Writer`), so the
             # case counts as recorded, as its files will say.
-            self._done(model, result)
+            self._done(model, run, result)
             raise
-        self._done(model, result)
+        self._done(model, run, result)
         self.progress.finished(model, result)
 
-    def _done(self, model: str, result: CaseResult) -> None:
-        self.results[model][result.id] = result
+    def _done(self, model: str, run: int, result: CaseResult) -> None:
+        self.spent_usd += math.fsum(c.cost_usd for c in result.api_calls if c.cost_usd is not None)
+        if run == 1:
+            self.results[model][result.id] = result
         self.recorded[model].append(result.id)
 
 
@@ -251,41 +337,128 @@ async def _record_locked(
             options=options,
             progress=progress or Progress(),
         )
-        queue: list[tuple[str, Case]] = []
         for model in options.models:
-            directory = options.cassettes / model_dir_name(model)
-            session.directories[model] = directory
-            session.manifests[model] = _open_manifest(directory, suite, model)
             session.results[model] = {}
             session.recorded[model] = []
-            save_manifest(directory, session.manifests[model])
-            queue.extend(
-                (model, case) for case in _select(suite, options, directory, session.manifests[model])
-            )
-        # Longest cases first: a 4-step chain started last would end the run 3 round trips after the
-        # rest (the benchmark's live run at concurrency 16 took 8 round trips instead of 7).
-        queue.sort(key=lambda item: -len(item[1].steps))
+        queue: list[tuple[str, int, Case]] = []
+        for planned in await plan(suite, options):
+            if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
+                continue
+            session.runs[(planned.model, planned.run)] = planned
+            save_manifest(planned.directory, planned.manifest)
+            queue.extend((planned.model, planned.run, case) for case in planned.cases)
+        # Run by run, longest cases first: a 4-step chain started last would end the run 3 round
+        # trips after the rest (the benchmark's live run at concurrency 16 took 8 round trips
+        # instead of 7); and a case's run n starts after its run n - 1 did.
+        queue.sort(key=lambda item: (item[1], -len(item[2].steps)))
         session.progress.planned(len(queue))
-        jobs = [functools.partial(session.record_case, model, case) for model, case in queue]
+        jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)
         finally:
             writer.close()
 
-    for model in options.models:
+    for planned in session.runs.values():
         if completed:
-            session.manifests[model].finished_at = _now()
-        save_manifest(session.directories[model], session.manifests[model])
+            planned.manifest.finished_at = _now()
+        save_manifest(planned.directory, planned.manifest)
+    run = await _results(suite, options, session)
+    return RecordOutcome(
+        run=run,
+        recorded=session.recorded,
+        interrupted=not completed,
+        throttle=session.throttle,
+        spent_usd=session.spent_usd,
+        not_started=session.not_started,
+    )
 
+
+async def _results(suite: Suite, options: RecordOptions, session: _Session) -> RunResult:
+    """The whole suite for every model: one-run folders from this run's judgements plus replay of
+    the cases not run now; a folder with several runs is re-read as `rescore` reads it, so record's
+    results file always equals rescore's."""
+    model_dirs = [options.cassettes / model_dir_name(model) for model in options.models]
+    if any(len(run_directories(directory)) > 1 for directory in model_dirs):
+        return (await rescore_directories(suite, model_dirs)).run
     results = session.results
-    for model in options.models:
-        replay = ReplayModel(
-            model=model, directory=session.directories[model], manifest=session.manifests[model]
-        )
+    for model, directory in zip(options.models, model_dirs, strict=True):
+        planned = session.runs.get((model, 1))
+        manifest = planned.manifest if planned is not None else load_manifest(directory)
+        replay = ReplayModel(model=model, directory=directory, manifest=manifest)
         for case in suite.cases:
             if case.id not in results[model]:
                 results[model][case.id] = await replay.replay_case(suite, case)
-    run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
-    return RecordOutcome(
-        run=run, recorded=session.recorded, interrupted=not completed, throttle=session.throttle
-    )
+    return build_run_result(suite, {model: list(results[model].values()) for model in options.models})
+
+
+@dataclass(frozen=True, kw_only=True)
+class DryRun:
+    """What `record --dry-run` says of one model: nothing is sent."""
+
+    model: str
+    runs: int
+    cases: int
+    requests_min: int
+    """First steps only: a chain that fails at its first step sends one request."""
+    requests_max: int
+    """Every step of every chain (retries not counted)."""
+    cost_per_case_usd: float | None
+    """From the model's earlier recordings (their cost per 100 cases); None when there are none or
+    an answer was unpriced."""
+
+    @property
+    def expected_cost_usd(self) -> float | None:
+        return None if self.cost_per_case_usd is None else self.cost_per_case_usd * self.cases
+
+
+async def dry_run(suite: Suite, options: RecordOptions) -> list[DryRun]:
+    """What `record` would send, per model, from the folders as they are; nothing is written."""
+    planned = await plan(suite, options)
+    lines = []
+    for model in options.models:
+        mine = [run for run in planned if run.model == model]
+        cases = [case for run in mine for case in run.cases]
+        model_dir = options.cassettes / model_dir_name(model)
+        cost = None
+        if (model_dir / MANIFEST).exists():
+            earlier = (await rescore_directories(suite, [model_dir])).run.models[0].metrics
+            if earlier.cost_per_100_cases_usd is not None:
+                cost = earlier.cost_per_100_cases_usd / 100
+        lines.append(
+            DryRun(
+                model=model,
+                runs=len({run.run for run in mine if run.cases}),
+                cases=len(cases),
+                requests_min=len(cases),
+                requests_max=sum(len(case.steps) for case in cases),
+                cost_per_case_usd=cost,
+            )
+        )
+    return lines
+
+
+async def dry_run_lines(suite: Suite, options: RecordOptions) -> list[str]:
+    """`record --dry-run`'s report: one line per model, then the total."""
+    plans = await dry_run(suite, options)
+    lines = []
+    for each in plans:
+        requests = (
+            f"{each.requests_min}"
+            if each.requests_min == each.requests_max
+            else f"{each.requests_min}-{each.requests_max}"
+        )
+        cost = (
+            "no earlier recording with every answer priced to estimate the cost from"
+            if each.expected_cost_usd is None
+            else f"expected cost ${each.expected_cost_usd:.4f} (from its earlier recording)"
+        )
+        runs = f" in {each.runs} runs" if each.runs > 1 else ""
+        lines.append(f"{each.model}: {each.cases} cases{runs}, {requests} requests; {cost}")
+    total_min = sum(each.requests_min for each in plans)
+    total_max = sum(each.requests_max for each in plans)
+    known = [each.expected_cost_usd for each in plans if each.expected_cost_usd is not None]
+    total = f"{total_min}-{total_max}" if total_min != total_max else f"{total_min}"
+    summary = f"dry run: {total} requests in all (first steps to every chain step; retries not counted)"
+    if known and len(known) == len(plans):
+        summary += f"; expected cost ${math.fsum(known):.4f}"
+    return [*lines, summary + "; nothing was sent"]

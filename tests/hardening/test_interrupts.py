@@ -55,13 +55,17 @@ KILLS = 16
 SEED = 20261021
 
 
-def resume(url: str, cassettes: Path, suite_path: Path, *cases: str) -> str:
-    """The hint an interrupted run prints: the command that resumes it with the run's own options."""
+def resume(url: str, cassettes: Path, suite_path: Path, *cases: str, flags: str = "") -> str:
+    """The hint an interrupted run prints: the command that resumes it with the run's own options
+    (`flags`: those it ran with that are not the defaults)."""
     extra = "".join(f" --case {case}" for case in cases)
     return (
         f"Resume with: lobrec record --model {MODEL} --base-url {url} --cassettes {cassettes} "
-        f"--suite {suite_path}{extra} --missing"
+        f"--suite {suite_path}{extra}{flags} --missing"
     )
+
+
+RUN_FLAGS = f" --concurrency {CONCURRENCY} --timeout 5 {' '.join(FAST_RETRIES)}"
 
 
 def interrupted_line(hint: str) -> re.Pattern[str]:
@@ -223,7 +227,9 @@ def kill_loop(
             check_whole(model_dir, allow_temporary=True)
             continue
         assert process.returncode == 130, text
-        match = interrupted_line(resume(gateway.url, cassettes, gateway.suite_path)).search(text)
+        match = interrupted_line(resume(gateway.url, cassettes, gateway.suite_path, flags=RUN_FLAGS)).search(
+            text
+        )
         assert match is not None, text
         if match.group(1) is not None:  # the signal landed while cases ran (else: before or after)
             assert int(match.group(1)) == len(cassette_files(model_dir) - before_files)

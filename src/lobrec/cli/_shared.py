@@ -14,7 +14,7 @@ import enum
 import inspect
 import signal
 import sys
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -357,8 +357,10 @@ def resume_command(
     cases: list[str],
     *,
     missing: bool = True,
+    flags: Sequence[str] = (),
 ) -> str:
-    """The command that records what this run did not finish, with the run's own options."""
+    """The command that records what this run did not finish, with the run's own options
+    (`flags`: the others that shape the run, such as `--repeat 3` or `--max-cost 5`)."""
     words = ["lobrec", "record"]
     for model in dict.fromkeys(models):
         words += ["--model", model]
@@ -369,7 +371,7 @@ def resume_command(
         words += ["--suite", str(suite_path)]
     for case_id in cases:
         words += ["--case", case_id]
-    return shell_command(*words, *(["--missing"] if missing else []))
+    return shell_command(*words, *flags, *(["--missing"] if missing else []))
 
 
 SHOWN_IDS = 5

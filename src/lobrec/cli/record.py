@@ -84,6 +84,31 @@ def record_command(
         metavar="SECONDS,...",
         help="Seconds to wait before each retry, comma-separated (tests shrink these).",
     ),
+    repeat: int = typer.Option(
+        1,
+        "--repeat",
+        min=1,
+        max=1000,
+        metavar="K",
+        help="Record K independent runs of every case (runs 2..K in runs/N/); adds runs, never rewrites.",
+    ),
+    retry_errored: bool = typer.Option(
+        False,
+        "--retry-errored",
+        help="Record again only the cases (of every run) whose cassette ended errored.",
+    ),
+    max_cost: float | None = typer.Option(
+        None,
+        "--max-cost",
+        min=0.0,
+        metavar="USD",
+        help="Start no new case once this run's recorded cost reaches USD; cases in flight finish.",
+    ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Say how many requests the run would send, and its expected cost; send nothing.",
+    ),
 ) -> None:
     """Run the suite against the gateway and record cassettes.
 
@@ -93,7 +118,7 @@ def record_command(
     """
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
-    from lobrec.recording import RecordOptions
+    from lobrec.recording import RecordOptions, dry_run_lines
     from lobrec.recording import record as record_run
     from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy
@@ -101,10 +126,10 @@ def record_command(
     delays = parse_delays(retry_delays)
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
-    resume = resume_command(model, base_url, cassettes, suite_path, case)
+    flags = _shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays)
+    resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     try:
         suite = load_runnable_suite(suite_path)
-        gateway = resolve_gateway(base_url)
         options = RecordOptions(
             models=list(dict.fromkeys(model)),
             cassettes=cassettes,
@@ -113,7 +138,15 @@ def record_command(
             concurrency=concurrency,
             adaptive=adaptive,
             policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
+            repeat=repeat,
+            retry_errored=retry_errored,
+            max_cost_usd=max_cost,
         )
+        if dry_run:
+            for line in run_async(dry_run_lines(suite, options)):
+                say(line, output=True)
+            return
+        gateway = resolve_gateway(base_url)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
     except LobrecError as exc:
@@ -138,12 +171,42 @@ def record_command(
             junit_out=junit_out,
             summary_out=summary_out,
         )
-    for line in errored_summary(outcome.run):
+    errored = errored_summary(outcome.run)
+    for line in errored:
         say(line)
+    if errored:
+        retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
+        say(f"Record the errored cases again with: {retry} --retry-errored")
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
         say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
         raise typer.Exit(Exit.INTERRUPTED)
+    if outcome.not_started:
+        say(
+            f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
+            f"{outcome.not_started} cases were not started. Resume with: {resume}"
+        )
+        raise typer.Exit(Exit.INCOMPLETE)
     if any(not m.has_scores for m in outcome.run.models):
         raise typer.Exit(Exit.GATEWAY)
     check_threshold(outcome.run, fail_under)
+
+
+def _shaping_flags(
+    repeat: int, max_cost: float | None, concurrency: int, adaptive: bool, timeout: float, retry_delays: str
+) -> list[str]:
+    """The options a resume command must repeat so it records as this run did (defaults left out)."""
+    flags = []
+    if repeat != 1:
+        flags += ["--repeat", str(repeat)]
+    if max_cost is not None:
+        flags += ["--max-cost", f"{max_cost:g}"]
+    if concurrency != 8:
+        flags += ["--concurrency", str(concurrency)]
+    if not adaptive:
+        flags.append("--fixed")
+    if timeout != 120.0:
+        flags += ["--timeout", f"{timeout:g}"]
+    if retry_delays != "1,2,4":
+        flags += ["--retry-delays", retry_delays]
+    return flags
