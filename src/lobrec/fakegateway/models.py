@@ -318,19 +318,34 @@ def answer(suite: Suite, request_json: bytes, model: str | None = None, *, run: 
     call = parse_request(request_json)
     if isinstance(call, FakeReply):
         return call
-    model = model if model is not None else call.model
-    if model not in MODELS:
+    named = model if model is not None else call.model
+    model = scripted_as(named)
+    if model is None:
         return error_reply(
             404,
-            f"The model `{model}` does not exist. Known models: {', '.join(MODELS)}.",
+            f"The model `{named}` does not exist. Known models: {', '.join(MODELS)}.",
             "invalid_request_error",
             "model_not_found",
         )
     location = locate(suite, call.messages)
     turn = _script(suite, call, model, location, run)
     step = location.step if location is not None else 0
-    completion = completion_body(request_json, model, _served_model(model, location), step, turn)
+    served = named if named != model else _served_model(model, location)
+    completion = completion_body(request_json, named, served, step, turn)
     return FakeReply(status=200, headers=_ok_headers(model, call, completion), body=json_bytes(completion))
+
+
+COPY_MARK = "@"
+"""`fixture/oracle@7` answers as fixture/oracle under its own name: many models for benchmarks of
+runs at scale (a rate limit per model, 20 models through one gateway)."""
+
+
+def scripted_as(model: str) -> str | None:
+    """The scripted model that answers `model` (itself, or the model before `@` of a copy)."""
+    if model in MODELS:
+        return model
+    base, mark, label = model.partition(COPY_MARK)
+    return base if mark and label and base in MODELS else None
 
 
 # --- recorded replies -----------------------------------------------------------------------------
