@@ -279,7 +279,8 @@ def compare_repeated(a: ModelResult, b: ModelResult) -> Comparison:
     unpaired.extend(Unpaired(id=case.id, a=None, b=case.status) for case in b.cases if case.id not in seen)
     p = sign_test(len(higher), len(lower))
     mean_a, mean_b = _rate(a, "overall"), _rate(b, "overall")
-    mean_delta = _difference(mean_a, mean_b)
+    difference = _difference(mean_a, mean_b)
+    mean_delta = None if difference is None else round(difference, 4)
     sd_a, sd_b = _overall_sd(a), _overall_sd(b)
     known = [sd for sd in (sd_a, sd_b) if sd is not None]
     spread = max(known) if known else None
@@ -291,7 +292,7 @@ def compare_repeated(a: ModelResult, b: ModelResult) -> Comparison:
         higher_in_b=higher,
         lower_in_b=lower,
         ties=ties + both_passed + both_failed,
-        mean_delta=None if mean_delta is None else round(mean_delta, 4),
+        mean_delta=mean_delta,
         sd_a=sd_a,
         sd_b=sd_b,
         spread=spread,
