@@ -1,6 +1,6 @@
 """`make bench`: every benchmark, one table on the terminal, the same table in bench/results.md.
 
-Usage: `python -m bench.run [--quick] [--only live,rescore,startup]`. `--quick` takes fewer runs
+Usage: `python -m bench.run [--quick] [--only live,rescore,scale,startup]`. `--quick` takes fewer runs
 and fewer model directories (for trying the scripts, not for figures worth keeping: it does not
 write bench/results.md).
 """
@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 
-from bench import live, rescore, startup
+from bench import live, rescore, scale, startup
 from bench._measure import BENCH, Report, machine, pick_suite
 
 RESULTS = BENCH / "results.md"
@@ -24,7 +24,9 @@ WORKDIR = BENCH / ".work"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs; bench/results.md is not written")
-    parser.add_argument("--only", default="live,rescore,startup", help="comma-separated benchmarks to run")
+    parser.add_argument(
+        "--only", default="live,rescore,scale,startup", help="comma-separated benchmarks to run"
+    )
     options = parser.parse_args()
     only = {name.strip() for name in options.only.split(",") if name.strip()}
     quick = options.quick
@@ -49,6 +51,15 @@ def main() -> None:
         runs_rescore = 2 if quick else 7
         report.fact("Rescore runs", f"{runs_rescore} per size; sizes in model directories {list(sizes)}")
         rescore.bench(report, suite, sizes, runs_rescore, WORKDIR)
+    if "scale" in only:
+        models = 4 if quick else scale.MODELS
+        runs_scale = 1 if quick else 2
+        report.fact(
+            "Scale runs",
+            f"{runs_scale} per mode; {models} models, fake gateway at {scale.LATENCY_MS} ms and "
+            f"{scale.RATE:g} req/s, --concurrency {scale.CONCURRENCY}",
+        )
+        scale.bench(report, suite, runs_scale, WORKDIR, models)
     if "startup" in only:
         runs_startup = 5 if quick else 21
         report.fact("Start-up runs", f"{runs_startup} per command")
