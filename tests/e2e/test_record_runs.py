@@ -130,3 +130,12 @@ def test_dry_run_counts_requests_and_sends_nothing(gateway: FakeGatewayProcess, 
     code, out, _ = _record(gateway, tmp_path, "--dry-run")
     assert code == 0 and gateway.log() == []
     assert "expected cost $" in out
+
+
+def test_group_records_that_group_only(gateway: FakeGatewayProcess, tmp_path: Path) -> None:
+    gateway.reset()
+    code, _, err = _record(gateway, tmp_path, "--group", "parallel")
+    assert code == 0, err
+    suite = json.loads(SUITE.read_bytes())
+    parallel = {f"{case['id']}.json" for case in suite["cases"] if case["group"] == "parallel"}
+    assert set(_files(tmp_path / model_dir_name(FLAKY))) == parallel | {MANIFEST}

@@ -199,6 +199,33 @@ def load_runnable_suite(path: Path | None) -> Any:
     return suite
 
 
+def only_groups(suite: Any, groups: Sequence[str]) -> Any:
+    """The suite cut down to the cases of `groups` (`--group`), or the suite itself for none.
+
+    A run of part of the suite reports on that part only: its rates are the groups' rates, and the
+    results file says which cases it covers by the cases it lists.
+    """
+    import msgspec
+
+    from lobrec.errors import ConfigError
+
+    if not groups:
+        return suite
+    known = list(dict.fromkeys(case.group for case in suite.cases))
+    unknown = [group for group in groups if group not in known]
+    if unknown:
+        raise ConfigError(
+            f"no such group in suite {suite.version}: {', '.join(unknown)} (groups: {', '.join(known)})"
+        )
+    return msgspec.structs.replace(suite, cases=[case for case in suite.cases if case.group in groups])
+
+
+GroupOption = Annotated[
+    list[str],
+    typer.Option("--group", metavar="GROUP", help="Only the cases of this group (e.g. chains); repeatable."),
+]
+
+
 REPORT_WIDTH = 132
 """Columns for tables when output is not a terminal (a log, a pipe): rich's default 80 would cut them."""
 

@@ -10,6 +10,7 @@ from lobrec.cli._shared import (
     CsvOut,
     Exit,
     FailUnder,
+    GroupOption,
     HtmlOut,
     Interrupted,
     JsonlOut,
@@ -24,6 +25,7 @@ from lobrec.cli._shared import (
     fail,
     interruptible_reports,
     load_runnable_suite,
+    only_groups,
     os_error_line,
     parse_delays,
     resume_command,
@@ -54,6 +56,7 @@ def record_command(
     summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
+    group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     missing: bool = typer.Option(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
     ),
@@ -126,10 +129,13 @@ def record_command(
     delays = parse_delays(retry_delays)
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
-    flags = _shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays)
+    flags = [
+        *(w for g in group for w in ("--group", g)),
+        *_shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays),
+    ]
     resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     try:
-        suite = load_runnable_suite(suite_path)
+        suite = only_groups(load_runnable_suite(suite_path), group)
         options = RecordOptions(
             models=list(dict.fromkeys(model)),
             cassettes=cassettes,
@@ -165,7 +171,7 @@ def record_command(
             markdown_out,
             html_out,
             leaderboard=True,
-            partial=bool(case),
+            partial=bool(case or group),
             csv_out=csv_out,
             jsonl_out=jsonl_out,
             junit_out=junit_out,

@@ -11,6 +11,7 @@ from lobrec.cli._shared import (
     CsvOut,
     Exit,
     FailUnder,
+    GroupOption,
     HtmlOut,
     Interrupted,
     JsonlOut,
@@ -25,6 +26,7 @@ from lobrec.cli._shared import (
     fail,
     interruptible_reports,
     load_runnable_suite,
+    only_groups,
     resume_command,
     run_async,
     say,
@@ -44,6 +46,7 @@ def rescore_command(
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
+    group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
     ),
@@ -68,7 +71,7 @@ def rescore_command(
     from lobrec.reports.progress import RunProgress
 
     try:
-        suite = load_runnable_suite(suite_path)
+        suite = only_groups(load_runnable_suite(suite_path), group)
         old = load_runnable_suite(against) if against is not None else None
         processes = jobs or default_jobs()
         with RunProgress("rescoring", total=None, spending=False) as progress:
