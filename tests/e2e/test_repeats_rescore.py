@@ -237,3 +237,23 @@ def test_reports_of_one_run_models_do_not_change(tmp_path: Path) -> None:
     run = _rescore(COMMITTED).run
     assert "pass^K" not in render_markdown(run) and "Runs" not in render_markdown(run)
     assert "pass^K" not in _terminal(run) and "Needs re-recording" not in _terminal(run)
+
+
+def test_the_html_matrix_shows_k_of_k_and_each_runs_verdict(oracle_three_runs: Path) -> None:
+    from lobrec.reports.html import render_html
+
+    page = render_html(_rescore(oracle_three_runs).run, SUITE)
+    assert '<summary title="sel-01 · fixture/oracle · passed 1/3 runs (3 scored)">◐ 1/3</summary>' in page
+    assert '<td class="cell flaky"><details class="cell" id="m0-sel-01">' in page
+    assert '<summary title="sel-03 · fixture/oracle · passed 3/3 runs (3 scored)">✓ 3/3</summary>' in page
+    drill = page[page.index('id="m0-sel-02"') :]
+    drill = drill[: drill.index("</details></td>")]
+    assert (
+        '<p class="runs">Run 1 <span class="badge pass">✓ pass</span> · Run 2 <span class="badge fail">'
+        '✗ fail</span> · Run 3 <span class="badge pass">✓ pass</span></p>'
+    ) in drill
+    assert drill.count('<details class="run"') == 3 and "not_a_tool" in drill  # run 2's made-up call
+    assert '<span class="badge flaky">◐ flaky</span> <span>repeated runs' in page
+    assert "flaky (2): sel-01, sel-02" in page
+    single = render_html(_rescore(COMMITTED).run, SUITE)
+    assert "◐" not in single and '<details class="run"' not in single

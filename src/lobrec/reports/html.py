@@ -59,7 +59,6 @@ from lobrec.core.suite import (
 from lobrec.reports._format import (
     DASH,
     KEY,
-    LEADERBOARD,
     NO_SCORES,
     Column,
     cost,
@@ -77,6 +76,15 @@ from lobrec.reports._format import (
 )
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
 from lobrec.reports.quirks import quirks_note
+from lobrec.reports.repeats import (
+    REPEATS_KEY,
+    any_repeats,
+    leaderboard_columns,
+    repeats_lines,
+    rerecord_runs,
+    run_cases,
+    unrecorded_run,
+)
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -102,6 +110,7 @@ _STATUS: dict[str, tuple[str, str]] = {
     "stale": ("↻", "stale"),
     "unrecorded": ("∅", "unrecorded"),
     "missing": ("·", "not in run"),
+    "flaky": ("◐", "flaky"),
 }
 _LEGEND = {
     "pass": "every step passed",
@@ -110,6 +119,7 @@ _LEGEND = {
     "stale": "recorded for an older request; re-record",
     "unrecorded": "no recording; record it",
     "missing": "the case is not in this model's results",
+    "flaky": "repeated runs: passed in some, failed in others",
 }
 
 
@@ -119,6 +129,17 @@ def _cell_status(result: CaseResult | None) -> str:
     if result.status == "scored":
         return "pass" if result.passed else "fail"
     return result.status
+
+
+def _runs_status(outcomes: list[str]) -> str:
+    """A repeated model's cell: pass or fail when every scored run agrees, flaky when they do not,
+    else (no run scored) the first run's status."""
+    scored = [outcome for outcome in outcomes if outcome in ("passed", "failed")]
+    if not scored:
+        return outcomes[0] if outcomes else "missing"
+    if all(outcome == "passed" for outcome in scored):
+        return "pass"
+    return "fail" if all(outcome == "failed" for outcome in scored) else "flaky"
 
 
 def _badge(status: str) -> str:
@@ -341,6 +362,34 @@ def _panel_html(
         '<button type="button" class="close" aria-label="Close">Close ✕</button></div>',
         _conversation_html(case),
     ]
+    if model.repeats is not None:
+        parts.append(_runs_html(model, case_id, case))
+        parts.append("</div>")
+        return "".join(parts)
+    parts.extend(_result_parts(case, result, status))
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _runs_html(model: ModelResult, case_id: str, case: Case | None) -> str:
+    """A repeated model's drill-down: each run's verdict in a line, then each run's steps, the
+    first run open."""
+    runs = run_cases(model)
+    found = [next((result for result in cases if result.id == case_id), None) for cases in runs]
+    statuses = [_cell_status(result) for result in found]
+    line = " · ".join(f"Run {number} {_badge(status)}" for number, status in enumerate(statuses, start=1))
+    sections = [f'<p class="runs">{line}</p>']
+    for number, (result, status) in enumerate(zip(found, statuses, strict=True), start=1):
+        sections.append(
+            f'<details class="run"{" open" if number == 1 else ""}><summary>Run {number} {_badge(status)}'
+            f"</summary>{''.join(_result_parts(case, result, status))}</details>"
+        )
+    return "".join(sections)
+
+
+def _result_parts(case: Case | None, result: CaseResult | None, status: str) -> list[str]:
+    """One run's verdict: the reason when it was not scored, each step, its API attempts."""
+    parts: list[str] = []
     if result is None:
         parts.append("<p class=reason>This case is not in this model's results.</p>")
     elif result.status != "scored":
@@ -364,8 +413,7 @@ def _panel_html(
             )
     if result is not None:
         parts.append(_api_html(result.api_calls))
-    parts.append("</div>")
-    return "".join(parts)
+    return parts
 
 
 # --- sections --------------------------------------------------------------------------------------
@@ -409,6 +457,13 @@ _OTHER_SORT_KEYS: dict[str, SortKey] = {
     "Scored": SortKey("scored", "desc", False, _scored_share),
     "Errored": SortKey("errored", "asc", False, lambda model: model.counts.errored),
     "Stale": SortKey("stale", "asc", False, lambda model: model.counts.stale + model.counts.unrecorded),
+    "Runs": SortKey("runs", "desc", False, lambda model: model.run_count),
+    "pass^K": SortKey(
+        "pass_k",
+        "desc",
+        False,
+        lambda model: None if model.repeats is None else model.repeats.pass_hat_k.rate,
+    ),
 }
 DEFAULT_SORT = "-overall"
 """The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
@@ -451,11 +506,12 @@ def _sort_head(column: Column) -> str:
 
 
 def _leaderboard_html(run: RunResult) -> str:
-    head = "".join(_sort_head(column) for column in LEADERBOARD)
+    columns = leaderboard_columns(run)
+    head = "".join(_sort_head(column) for column in columns)
     rows = []
     for rank, model in enumerate(ranked(run)):
         cells = []
-        for column in LEADERBOARD:
+        for column in columns:
             value = column.value(model)
             attribute = column.metric
             data = f' data-sort="{_sort_value(sort_key(column).value(model))}"'
@@ -475,18 +531,30 @@ def _leaderboard_html(run: RunResult) -> str:
         row_class = "" if model.has_scores else ' class="no-scores"'
         rows.append(f'<tr{row_class} data-rank="{rank}">{"".join(cells)}</tr>')
     notes = "".join(
-        f"<li><strong>{_esc(model.model)}</strong>: "
-        f"{_esc('; '.join([count_line(model), *model_notes(model), *quirks_note(model)]))}</li>"
+        f"<li><strong>{_esc(model.model)}</strong>: {_esc('; '.join(_model_notes(model)))}</li>"
         for model in ranked(run)
     )
+    key = KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
     return (
         '<section id="leaderboard"><h2>Leaderboard</h2>'
         f'<div class="scroll"><table class="board leader" data-default-sort="{DEFAULT_SORT}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        f'<p class="sub">{_esc(KEY)} · under each rate, its 95% interval (Wilson); hover a rate for its '
+        f'<p class="sub">{_esc(key)} · under each rate, its 95% interval (Wilson); hover a rate for its '
         "counts · click a heading to sort by it, again to reverse</p>"
         f'<ul class="notes">{notes}</ul></section>'
     )
+
+
+def _model_notes(model: ModelResult) -> list[str]:
+    return [count_line(model), *model_notes(model), *quirks_note(model), *_runs_notes(model)]
+
+
+def _runs_notes(model: ModelResult) -> list[str]:
+    """A repeated model's runs in words, and every flaky case."""
+    if model.repeats is None:
+        return []
+    flaky = ", ".join(model.repeats.flaky) or "none"
+    return [*repeats_lines(model), f"flaky ({len(model.repeats.flaky)}): {flaky}"]
 
 
 def _groups_html(run: RunResult) -> str:
@@ -736,13 +804,17 @@ def _filters_html(groups: list[tuple[str, str]], total: int) -> str:
 def _matrix_html(run: RunResult, suite: Suite) -> str:
     models = ranked(run)
     lookup = [{result.id: result for result in model.cases} for model in models]
+    over_runs = [
+        {} if model.repeats is None else {entry.id: entry for entry in model.repeats.cases}
+        for model in models
+    ]
     # Cell ids use the model's place in the results file, so links survive a change in ranking.
     place = {id(model): index for index, model in enumerate(run.models)}
     head = "".join(f'<th scope="col">{_esc(model.model)}</th>' for model in models)
     legend = "".join(
         f"<li>{_badge(status)} <span>{_esc(_LEGEND[status])}</span></li>"
         for status in _STATUS
-        if status != "missing"
+        if status != "missing" and (status != "flaky" or any_repeats(run))
     )
     body = []
     used: set[str] = set()
@@ -771,15 +843,22 @@ def _matrix_html(run: RunResult, suite: Suite) -> str:
             for model_index, model in enumerate(models):
                 result = lookup[model_index].get(case_id)
                 status = _cell_status(result)
+                repeated = over_runs[model_index].get(case_id)
+                if model.repeats is not None:
+                    status = _runs_status(repeated.outcomes) if repeated is not None else "missing"
                 statuses.append(status)
                 cell_id = f"m{place[id(model)]}-{_slug(case_id)}"
                 if cell_id in used:
                     cell_id = f"{cell_id}-{index}"
                 used.add(cell_id)
                 symbol, word = _STATUS[status]
+                title = f"{_esc(case_id)} · {_esc(model.model)}"
+                if repeated is not None and model.repeats is not None:
+                    word = f"{repeated.passes}/{model.repeats.runs}"
+                    title += f" · passed {word} runs ({repeated.scored} scored)"
                 cells.append(
                     f'<td class="cell {status}"><details class="cell" id="{_esc(cell_id)}">'
-                    f'<summary title="{_esc(case_id)} · {_esc(model.model)}">{symbol} {word}</summary>'
+                    f'<summary title="{title}">{symbol} {word}</summary>'
                     f"{_panel_html(model, case_id, case, result, status)}</details></td>"
                 )
             failing = any(status != "pass" for status in statuses)
@@ -875,6 +954,10 @@ ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 6px 18px; pad
 .stale { background: var(--stale); color: var(--stale-ink); }
 .unrecorded { background: var(--unrecorded); color: var(--unrecorded-ink); }
 .missing { background: #fff; color: var(--muted); }
+.flaky { background: #fff1e5; color: #953800; }
+p.runs { margin: 8px 0; }
+details.run { margin: 8px 0; }
+details.run > summary { cursor: pointer; font-weight: 600; }
 
 /* the case matrix */
 .matrix { min-width: 100%; }
@@ -1246,14 +1329,35 @@ def _suite_changes_html(run: RunResult) -> str:
     return render_suite_changes_html(run.suite_changes) + "\n"
 
 
+def _runs_to_record(run: RunResult) -> list[str]:
+    """List items for runs 2..K of repeated models with cases to record."""
+    items = []
+    for model in ranked(run):
+        cases = run_cases(model)
+        for number, stale, unrecorded in rerecord_runs(model):
+            found = []
+            if unrecorded_run(cases[number - 1]):
+                found.append("not recorded")
+            else:
+                if stale:
+                    found.append("stale: " + ", ".join(f"<code>{_esc(case)}</code>" for case in stale))
+                if unrecorded:
+                    found.append(
+                        "unrecorded: " + ", ".join(f"<code>{_esc(case)}</code>" for case in unrecorded)
+                    )
+            items.append(f"<li><strong>{_esc(model.model)}</strong> run {number}: {'; '.join(found)}</li>")
+    return items
+
+
 def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
     title = f"{run.suite.name} {run.suite.version}"
     models = ranked(run)
-    cases = max((model.counts.cases for model in models), default=len(suite.cases))
+    cases = max((len(model.cases) for model in models), default=len(suite.cases))
     again = rerecord(run)
+    runs = _runs_to_record(run)
     rerecord_html = ""
-    if again:
+    if again or runs:
         items = []
         for model, stale, unrecorded in again:
             found = []
@@ -1262,6 +1366,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
             if unrecorded:
                 found.append("unrecorded: " + ", ".join(f"<code>{_esc(case)}</code>" for case in unrecorded))
             items.append(f"<li><strong>{_esc(model)}</strong>: {'; '.join(found)}</li>")
+        items.extend(runs)
         rerecord_html = (
             f'<section id="rerecord"><h2>Needs re-recording</h2><ul>{"".join(items)}</ul></section>'
         )
