@@ -70,7 +70,7 @@ def diff_command(
     """Compare two recordings case by case.
 
     Shows the metric deltas, the cases that flipped between pass and fail, and an exact McNemar
-    p-value for the flips. With repeated runs on either side (runs/<n>/ folders, or a results file
+    p-value for the flips. With repeated runs on either side (run folders under runs/, or a results file
     holding repeats), it compares per-case pass rates with an exact sign test and says whether the
     difference is within the run-to-run spread. A cassette folder is re-judged offline, as rescore
     would.
