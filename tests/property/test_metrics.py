@@ -108,7 +108,7 @@ def test_only_an_unpriced_200_hides_the_cost(data: tuple[Suite, list[CaseResult]
     metrics = compute_metrics(suite, cases)
     scored = sum(case.status == "scored" for case in cases)
     unpriced = [
-        f"{case.id} step {call.step} attempt {call.attempt}"
+        f"{case.id} step {call.step + 1} attempt {call.attempt + 1}"
         for case, call in _run_calls(cases)
         if call.status == 200 and call.cost_usd is None and not _no_answer(call)
     ]
