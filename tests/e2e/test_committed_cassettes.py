@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"
 FIXTURE_MODELS = [
     "fixture/eager",
+    "fixture/flaky",
     "fixture/no-temperature",
     "fixture/oracle",
     "fixture/plausible",

@@ -31,6 +31,7 @@ from lobrec.suite_file import load_suite
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_MODELS = [
     "fixture/eager",
+    "fixture/flaky",
     "fixture/no-temperature",
     "fixture/oracle",
     "fixture/plausible",
