@@ -51,4 +51,4 @@ def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
     )
     several = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "expected-results.json"), str(ORACLE)])
     assert several.exit_code == Exit.BAD_INPUT
-    assert "holds 6 models" in several.stderr
+    assert "holds 7 models" in several.stderr
