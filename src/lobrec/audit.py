@@ -21,7 +21,9 @@ What is a finding, one line each, naming the file (and the JSON path inside it):
   missing below the highest (replay counts it as unrecorded).
 
 Reading goes through `read_capped`, so the audit itself never follows a symlink, never reads past
-the cap and never blocks on a FIFO. Nothing is executed and nothing is written.
+the cap and never blocks on a FIFO. Nothing is executed and nothing is written. The one symlink
+followed is the root itself, when the folder given is one (`cassettes_root`, the rule `rescore`
+follows too).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from lobrec.cassettes import (
     RUNS_DIR,
     CassetteFile,
     case_file_name,
+    cassettes_root,
     load_manifest,
     model_dir_name,
     model_from_dir_name,
@@ -117,10 +120,10 @@ def audit(
     `secrets` are exact values to look for besides the patterns (the CLI passes LOBSTACK_API_KEY).
     `suite_version`, when given, is the suite the cassettes are for: a manifest of another major
     version is a finding, since rescore cannot re-judge it.
-    Raises CassetteError when `root` is not a directory.
+    Raises CassetteError when `root` is not a directory; a root that is a symlink to one is
+    followed, as `rescore` follows it (`cassettes_root`), while every symlink under it is a finding.
     """
-    if root.is_symlink() or not root.is_dir():
-        raise CassetteError(f"{root}: no such cassette directory")
+    cassettes_root(root)
     exact = tuple(secret for secret in secrets if secret and len(secret) >= 8)
     findings: list[Finding] = []
     for entry in _entries(root):

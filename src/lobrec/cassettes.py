@@ -35,7 +35,7 @@ from urllib.parse import quote, unquote
 import msgspec
 
 from lobrec.core.jsonvalue import duplicate_key
-from lobrec.core.suite import Case, Suite
+from lobrec.core.suite import Case, Suite, case_id_problem, shown_id
 from lobrec.errors import CassetteError, ConfigError
 
 MAX_CASSETTE_BYTES = 16 * 1024 * 1024
@@ -50,7 +50,6 @@ RUNS_DIR = "runs"
 MAX_RUNS = 1000
 """A run number above this is not a run (a stray `runs/999999999` must not mean a billion runs)."""
 _RUN_NAME = re.compile(r"^[1-9][0-9]{0,8}$")
-_CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 
 
 # --- names ---------------------------------------------------------------------------------------
@@ -71,8 +70,10 @@ def model_from_dir_name(name: str) -> str:
 
 
 def case_file_name(case_id: str) -> str:
-    if not _CASE_ID.match(case_id) or ".." in case_id:
-        raise ConfigError(f"case id {case_id!r} cannot name a cassette file")
+    """`<id>.json`, for an id that passes the suite's one rule (`case_id_problem`), else ConfigError."""
+    problem = case_id_problem(case_id)
+    if problem is not None:
+        raise ConfigError(f"case id {shown_id(case_id)} cannot name a cassette file: {problem}")
     return f"{case_id}.json"
 
 
@@ -187,19 +188,27 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
 
     mkstemp creates the file 0600; it gets the mode an ordinary write would (`file_mode`, unless
     given), so a shared cassettes folder stays readable by whoever the umask allows.
+
+    A failed write (a full disk, a read-only folder) raises OSError naming `path`, never the
+    temporary file nor no file at all (`write` and `fsync` name none), so the one line a command
+    prints says which file could not be written; the temporary file is removed.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temporary = None
     try:
-        os.fchmod(fd, file_mode() if mode is None else mode)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(fd, file_mode() if mode is None else mode)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+    except BaseException as exc:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        if isinstance(exc, OSError) and exc.errno is not None and exc.filename != str(path):
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
         raise
 
 
@@ -300,14 +309,34 @@ def case_fingerprint(suite: Suite, case: Case) -> str:
     return "sha256:" + hashlib.sha256(_encoder.encode(content)).hexdigest()
 
 
+def cassettes_root(root: Path) -> Path:
+    """Check the cassettes folder a command was given (`rescore DIR`, `audit DIR`): one rule for both.
+
+    The root itself may be a symlink to a folder and is followed, as `ls DIR` or `find -H DIR`
+    would: the user named it (`cassettes -> /mnt/shared/cassettes`). Nothing *inside* it is ever
+    followed: a symlinked model folder is skipped by replay and a finding of audit, a symlinked
+    cassette or manifest refused by both. Raises CassetteError for anything but a folder.
+    """
+    if root.is_dir():
+        return root
+    if root.is_symlink():
+        try:
+            target = os.readlink(root)
+        except OSError:
+            target = "?"
+        raise CassetteError(f"{root}: a symlink to {target}, which is not a folder")
+    if root.exists():
+        raise CassetteError(f"{root}: not a folder (give the folder that holds the model folders)")
+    raise CassetteError(f"{root}: no such cassette directory")
+
+
 def model_directories(root: Path) -> list[Path]:
     """Model directories under `root` (those holding a manifest), sorted by model name.
 
     A folder with none is an error, not an empty result: a rescore of it would score nobody and
     exit 0 (and pass any `--fail-under`). One model's own folder is the usual slip, so it is named.
     """
-    if not root.is_dir():
-        raise CassetteError(f"{root}: no such cassette directory")
+    cassettes_root(root)
     if (root / MANIFEST).exists():
         raise CassetteError(
             f"{root}: this is one model's folder (it holds {MANIFEST}); give the folder that holds "

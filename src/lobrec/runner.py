@@ -233,7 +233,12 @@ class Progress:
 
 async def run_jobs(jobs: Sequence[Callable[[], Awaitable[None]]], concurrency: int) -> bool:
     """Run jobs with at most `concurrency` at once. Returns False when the run was cancelled
-    (Ctrl-C, SIGTERM): unfinished jobs are cancelled and awaited, finished ones are kept."""
+    (Ctrl-C, SIGTERM): unfinished jobs are cancelled and awaited, finished ones are kept.
+
+    A job that raises (a full disk while its cassette is written) stops the run the same way, and
+    its exception is raised as itself, not inside the TaskGroup's ExceptionGroup: callers catch an
+    OSError or a LobrecError as from a plain await and print one line instead of a traceback.
+    """
     limit = asyncio.Semaphore(max(1, concurrency))
 
     async def bounded(job: Callable[[], Awaitable[None]]) -> None:
@@ -249,4 +254,14 @@ async def run_jobs(jobs: Sequence[Callable[[], Awaitable[None]]], concurrency: i
         if task is not None:
             task.uncancel()
         return False
+    except BaseExceptionGroup as failed:
+        raise _first_failure(failed) from None
     return True
+
+
+def _first_failure(group: BaseExceptionGroup) -> BaseException:
+    """The first exception a TaskGroup collected (the others are usually the same failure again)."""
+    first: BaseException = group
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first

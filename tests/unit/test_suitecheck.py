@@ -293,7 +293,11 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
     (
         "unsafe case id",
         lambda d: _case_of(d, "arg-01").update(id="../arg-01"),
-        ["cases[1]: id '../arg-01' is not a safe id (letters, digits, '_', '.', '-')"],
+        [
+            "cases[1]: id '../arg-01' cannot name a cassette file (<id>.json): it holds a path "
+            "separator '/'; a case id is 1 to 64 ASCII letters, digits, '_', '.' and '-', starting "
+            "with a letter or digit"
+        ],
     ),
     (
         "empty note",

@@ -172,17 +172,30 @@ def load_runnable_suite(path: Path | None) -> Any:
     """Load the suite for `record` or `rescore`, refusing one with a case no model could pass.
 
     Decoding already names the file and JSON path of a syntax error, a wrong type or an unknown
-    field. Two mistakes decode fine but would silently fail every model: a check on an argument the
-    tool does not take, and an expected call to a tool the case does not offer (`lobrec suite
-    check` reports these with every other build rule). The first one found stops the run.
+    field, and refuses a file nested too deeply. Some mistakes decode fine but would make the run
+    fail or silently fail every model: a case id that cannot name its cassette file, a tool schema
+    the validator refuses (an unsupported keyword, nested deeper than 64 levels), a check on an
+    argument the tool does not take, and an expected call to a tool the case does not offer
+    (`lobrec suite check` reports these with every other build rule). The first one found stops
+    the run.
     """
-    from lobrec.core.suite import CallStep
-    from lobrec.errors import SuiteError
+    from lobrec.core.schema import check_schema
+    from lobrec.core.suite import CallStep, case_id_problem, shown_id
+    from lobrec.errors import SchemaError, SuiteError
     from lobrec.suite_file import default_suite_path, load_suite
 
     source = path if path is not None else default_suite_path()
     suite = load_suite(source)
+    for t, tool in enumerate(suite.tools):
+        try:
+            check_schema(tool.function.parameters)
+        except SchemaError as exc:
+            raise SuiteError(f"{source}: $.tools[{t}].function.parameters: {exc}") from None
     for c, case in enumerate(suite.cases):
+        problem = case_id_problem(case.id)
+        if problem is not None:
+            message = f"$.cases[{c}].id: {shown_id(case.id)} cannot name a cassette file: {problem}"
+            raise SuiteError(f"{source}: {message}")
         offered = {tool.function.name: tool for tool in suite.offered_tools(case)}
         for s, step in enumerate(case.steps):
             for k, call in enumerate(step.calls if isinstance(step, CallStep) else []):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 
@@ -106,4 +107,25 @@ def duplicate_key(data: bytes | str) -> str | None:
         return str(exc)
     except (ValueError, RecursionError):
         return None
+    return None
+
+
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+"""A JSON string (skipped whole, brackets inside it do not count) or a bracket."""
+
+
+def too_deep(data: bytes | str, limit: int) -> int | None:
+    """Where `data` first nests arrays and objects more than `limit` levels deep (a byte offset),
+    or None. A scan of the text, without recursion: a parser (msgspec's, Python's) recurses once
+    per level and a file nested 5,000 deep would end in a RecursionError, not a message."""
+    text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    depth = 0
+    for token in _TOKEN.finditer(text):
+        char = text[token.start()]
+        if char in b"[{":
+            depth += 1
+            if depth > limit:
+                return token.start()
+        elif char in b"]}":
+            depth -= 1
     return None

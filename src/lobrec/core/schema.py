@@ -484,14 +484,22 @@ def _compiled(canonical: str) -> _Check:
     # of the key alone: two schemas with the same JSON text always get the same verdicts.
     schema = json.loads(canonical)
     if _depth(schema) > MAX_DEPTH:
-        raise SchemaError(f"invalid schema at $: nested deeper than {MAX_DEPTH} levels")
+        raise _too_deep()
     return _compile(schema, "$")
+
+
+def _too_deep() -> SchemaError:
+    return SchemaError(f"invalid schema at $: nested deeper than {MAX_DEPTH} levels")
 
 
 def _canonical(schema: Any) -> str:
     try:
         return json.dumps(schema, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError) as exc:
+    except RecursionError as exc:
+        if _depth(schema) > MAX_DEPTH:  # a schema nested 5,000 deep: say so, not "not JSON"
+            raise _too_deep() from None
+        raise SchemaError(f"invalid schema at $: not a JSON document ({exc})") from None
+    except (TypeError, ValueError) as exc:
         raise SchemaError(f"invalid schema at $: not a JSON document ({exc})") from None
 
 

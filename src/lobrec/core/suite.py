@@ -12,13 +12,66 @@ from typing import Any, Literal
 
 import msgspec
 
-from lobrec.core.jsonvalue import duplicate_key
+from lobrec.core.jsonvalue import duplicate_key, too_deep
+from lobrec.core.schema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
 GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses", "no_call", "parallel", "chains")
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+
+MAX_DEPTH = 128
+"""How deeply a suite file may nest arrays and objects. A tool schema may nest `SCHEMA_MAX_DEPTH`
+(64) levels below its place in the file; every parser and judge that walks the suite recurses once
+per level, so a deeper file is refused before anything reads it."""
+
+MAX_CASE_ID_LENGTH = 64
+CASE_ID_RULE = (
+    f"a case id is 1 to {MAX_CASE_ID_LENGTH} ASCII letters, digits, '_', '.' and '-', starting with "
+    "a letter or digit"
+)
+"""Case ids name cassette files (`<id>.json`), so every id must be a plain file name anywhere."""
+_CASE_ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def case_id_problem(case_id: str) -> str | None:
+    """Why `case_id` cannot be a case id (it could not name its cassette file), or None.
+
+    The one rule for ids: `lobrec suite check`, `record`, `rescore` and the cassette layer all ask
+    here, so an id the check accepts is one recording can write.
+    """
+    if not case_id:
+        return "it is empty"
+    if len(case_id) > MAX_CASE_ID_LENGTH:
+        return f"it is {len(case_id)} characters long, over {MAX_CASE_ID_LENGTH}"
+    for char in case_id:
+        if char not in _CASE_ID_CHARACTERS:
+            return f"it holds {_describe(char)}"
+    if not case_id[0].isalnum():
+        return f"it starts with {case_id[0]!r}"
+    if ".." in case_id:
+        return "it holds '..'"
+    if case_id.endswith("."):
+        return "it ends in '.'"
+    return None
+
+
+def shown_id(case_id: str, limit: int = 40) -> str:
+    """A case id for a message: quoted, control characters escaped, a long one cut short."""
+    if len(case_id) <= limit:
+        return repr(case_id)
+    return f"{case_id[:limit]!r}... ({len(case_id)} characters)"
+
+
+def _describe(char: str) -> str:
+    if char == " ":
+        return "a space"
+    if char == "/" or char == "\\":
+        return f"a path separator {char!r}"
+    if not char.isprintable():
+        return f"the control character {char!r}"
+    return f"{char!r}"
 
 
 class Strict(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, omit_defaults=True):
@@ -212,8 +265,12 @@ _suite_decoder = msgspec.json.Decoder(Suite)
 def decode_suite(data: bytes | str, source: str = "suite.json") -> Suite:
     """Decode a suite file strictly; errors name `source` and the JSON path.
 
-    An object with a repeated key is refused: msgspec would keep the last, silently.
+    An object with a repeated key is refused: msgspec would keep the last, silently. So is a file
+    nested deeper than `MAX_DEPTH`, with one line naming where, before any parser recurses into it.
     """
+    deep = too_deep(data, MAX_DEPTH)
+    if deep is not None:
+        raise SuiteError(f"{source}: {_position(data, deep)}: {_too_deep_message()}")
     repeated = duplicate_key(data)
     if repeated is not None:
         raise SuiteError(f"{source}: {repeated}")
@@ -223,6 +280,23 @@ def decode_suite(data: bytes | str, source: str = "suite.json") -> Suite:
         raise SuiteError(f"{source}: {exc}") from None
     except msgspec.DecodeError as exc:
         raise SuiteError(f"{source}: not valid JSON: {exc}") from None
+    except RecursionError:  # the scan above keeps files this deep out; never a traceback regardless
+        raise SuiteError(f"{source}: {_too_deep_message()}") from None
+
+
+def _too_deep_message() -> str:
+    return (
+        f"nested more than {MAX_DEPTH} levels deep; a suite file nests arrays and objects at most "
+        f"{MAX_DEPTH} levels (a tool schema at most {SCHEMA_MAX_DEPTH})"
+    )
+
+
+def _position(data: bytes | str, offset: int) -> str:
+    """`line L, column C` of a byte offset (1-based; the column counts bytes)."""
+    text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    line = text.count(b"\n", 0, offset) + 1
+    column = offset - (text.rfind(b"\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
 
 
 def encode_suite(suite: Suite) -> bytes:

@@ -30,6 +30,7 @@ from lobrec.core.jsonvalue import preview
 from lobrec.core.judge import judge_step
 from lobrec.core.schema import check_schema, validate
 from lobrec.core.suite import (
+    CASE_ID_RULE,
     GROUPS,
     SEMVER,
     CallStep,
@@ -45,6 +46,8 @@ from lobrec.core.suite import (
     Subset,
     Suite,
     Tool,
+    case_id_problem,
+    shown_id,
 )
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.errors import SchemaError
@@ -66,9 +69,6 @@ change, and scores on a smaller group would not be comparable with 1.0.0's.
 
 FUNCTION_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """What OpenAI-compatible APIs accept as a function name."""
-
-CASE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-"""Case ids name cassette files, so they must be safe as a file name."""
 
 MAX_CALLS_PER_STEP = 3
 MIN_WRONG_ANSWERS = 2
@@ -197,15 +197,25 @@ def _check_groups_and_ids(suite: Suite, counts: Mapping[Group, int], problems: l
         if count != counts[group]:
             problems.append(f"groups: {group} has {count} cases, expected {counts[group]}")
     seen: dict[str, int] = {}
+    folded: dict[str, int] = {}
     for index, case in enumerate(suite.cases):
-        if not CASE_ID.match(case.id):
+        problem = case_id_problem(case.id)
+        if problem is not None:
             problems.append(
-                f"cases[{index}]: id {case.id!r} is not a safe id (letters, digits, '_', '.', '-')"
+                f"cases[{index}]: id {shown_id(case.id)} cannot name a cassette file (<id>.json): "
+                f"{problem}; {CASE_ID_RULE}"
             )
         if case.id in seen:
-            problems.append(f"cases[{index}]: id {case.id!r} is also cases[{seen[case.id]}]")
-        else:
-            seen[case.id] = index
+            problems.append(f"cases[{index}]: id {shown_id(case.id)} is also cases[{seen[case.id]}]")
+            continue
+        seen[case.id] = index
+        other = folded.setdefault(case.id.lower(), index)
+        if other != index:
+            problems.append(
+                f"cases[{index}]: id {shown_id(case.id)} differs from cases[{other}]'s "
+                f"{shown_id(suite.cases[other].id)} only in case: on a case-insensitive file system "
+                "(macOS, Windows) both would be one cassette file"
+            )
 
 
 # --- one case ------------------------------------------------------------------------------------
