@@ -115,14 +115,17 @@ def test_printable(text: str, keep_newlines: bool, shown: str) -> None:
 # --- terminal ------------------------------------------------------------------------------------
 
 LEADERBOARD_120 = """\
-                                                 lobstack-tools 1.0.0
-                           Right   Valid  Made-up                    No call      p50  Cost/100
-Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases  Scored  Errored  Stale
-───────────────────────────────────────────────────────────────────────────────────────────────────────────────────────
-auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —   11/12        0      1
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13   10/12        1      1
-acme/tool-llm-7b        —      —       —        —       —         —        —        —         —    0/12       12      0
+                                             lobstack-tools 1.0.0
+                                           Right   Valid  Made-up                    No call      p50  Cost/100
+Model             Overall  Overall 95% CI   tool    args   tool ↓  Chains  Parallel   needed  latency     cases
+───────────────────────────────────────────────────────────────────────────────────────────────────────────────
+auto                72.7%       43.4–90.3  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —
+openai/o4-mini      70.0%       39.7–89.2  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13
+acme/tool-llm-7b        —               —      —       —        —       —         —        —        —         —
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
+auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
+openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
+acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
 • auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • auto: cost not shown: 13 unpriced calls (sel-readme step 1 attempt 1, sel-weather step 1 attempt 1, arg-line-range
 step 1 attempt 1 and 10 more)
@@ -150,13 +153,20 @@ def test_terminal_leaderboard_with_groups() -> None:
 
 
 LEADERBOARD_100 = """\
-                                     lobstack-tools 1.0.0
-                           Right   Valid  Made-up                    No call      p50  Cost/100
-Model             Overall   tool    args   tool ↓  Chains  Parallel   needed  latency     cases
-───────────────────────────────────────────────────────────────────────────────────────────────
-auto                72.7%  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —
-openai/o4-mini      70.0%  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13
-acme/tool-llm-7b        —      —       —        —       —         —        —        —         —
+                                    lobstack-tools 1.0.0
+                                           Right   Valid  Made-up                    No call
+Model             Overall  Overall 95% CI   tool    args   tool ↓  Chains  Parallel   needed
+────────────────────────────────────────────────────────────────────────────────────────────
+auto                72.7%       43.4–90.3  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%
+openai/o4-mini      70.0%       39.7–89.2  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%
+acme/tool-llm-7b        —               —      —       —        —       —         —        —
+
+                      p50  Cost/100
+Model             latency     cases
+───────────────────────────────────
+auto               731 ms         —
+openai/o4-mini     1.01 s     $0.13
+acme/tool-llm-7b        —         —
 ↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
@@ -183,6 +193,7 @@ def test_leaderboard_table_has_every_column_and_one_row_per_model() -> None:
     assert headings == [
         "Model",
         "Overall",
+        "Overall 95% CI",
         "Right tool",
         "Valid args",
         "Made-up tool ↓",
@@ -198,7 +209,29 @@ def test_leaderboard_table_has_every_column_and_one_row_per_model() -> None:
     assert table.row_count == 3
     assert [str(cell) for cell in table.columns[0].cells] == ["auto", "openai/o4-mini", "acme/tool-llm-7b"]
     assert [str(cell) for cell in table.columns[1].cells] == ["72.7%", "70.0%", "—"]
-    assert len(leaderboard_table(sample_run(), counts=False).columns) == 10
+    assert [str(cell) for cell in table.columns[2].cells] == ["43.4–90.3", "39.7–89.2", "—"]
+    assert len(leaderboard_table(sample_run(), counts=False).columns) == 11
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 132, 200])
+def test_the_leaderboard_never_cuts_a_value_at_any_width(width: int) -> None:
+    """A narrow terminal gets the leaderboard in parts, each led by the model names; no cell is
+    cut (no ellipsis) and no model name wraps."""
+    from lobrec.reports.terminal import leaderboard_tables, terminal_columns
+
+    run = sample_run()
+    text = terminal(lambda console: render_leaderboard(run, console), width)
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines() if not line.startswith(("•", "step", "1,"))) <= width
+    tables, _ = leaderboard_tables(run, width)
+    shown = [str(column.header).replace("\n", " ") for table in tables for column in table.columns[1:]]
+    expected = [column.label for column in terminal_columns(run) if not (column.count and len(tables) > 1)]
+    assert shown == [label for label in expected if label != "Model" and label in shown]
+    assert set(shown) >= {label for label in expected if label not in ("Model", "Scored", "Errored", "Stale")}
+    for line in text.splitlines():
+        for model in ("openai/o4-mini", "acme/tool-llm-7b"):
+            if model[:6] in line and not line.startswith(("•", model + ":")):
+                assert model in line, line
 
 
 def _renamed(run: RunResult, index: int, **changes: object) -> RunResult:

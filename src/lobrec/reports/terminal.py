@@ -21,7 +21,9 @@ from rich.text import Text
 
 from lobrec.core.results import ModelResult, RunResult
 from lobrec.reports._format import (
+    DASH,
     KEY,
+    Column,
     count_line,
     group_cell,
     group_label,
@@ -73,23 +75,89 @@ def _table(title: Text, caption: str | None = None) -> Table:
     )
 
 
-def leaderboard_table(run: RunResult, *, counts: bool = True) -> Table:
-    """One row per model, best overall first; without `counts`, no Scored/Errored/Stale columns."""
-    columns = [column for column in leaderboard_columns(run) if counts or not column.count]
-    table = _table(_title(run), caption=KEY + (f"\n{REPEATS_KEY}" if any_repeats(run) else ""))
-    for column in columns:
+def _interval(model: ModelResult) -> str:
+    low_high = model.metrics.overall.ci95
+    if not model.has_scores or low_high is None:
+        return DASH
+    low, high = low_high
+    return f"{low:.1f}–{high:.1f}"
+
+
+INTERVAL = Column("Overall 95% CI", _interval)
+"""The overall rate's 95% interval: at 80 cases it spans about 20 points, which a reader must see."""
+
+
+def terminal_columns(run: RunResult) -> list[Column]:
+    """The leaderboard's columns, with the overall interval right after the overall rate."""
+    columns: list[Column] = []
+    for column in leaderboard_columns(run):
+        columns.append(column)
+        if column.metric == "overall":
+            columns.append(INTERVAL)
+    return columns
+
+
+def leaderboard_table(
+    run: RunResult,
+    *,
+    counts: bool = True,
+    columns: list[Column] | None = None,
+    title: bool = True,
+    caption: bool = True,
+) -> Table:
+    """One row per model, best overall first; without `counts`, no Scored/Errored/Stale columns.
+
+    `columns` picks a part of the leaderboard (the first must be Model) for a terminal too narrow
+    for all of it; `title` and `caption` go on the first and last part only.
+    """
+    chosen = columns if columns is not None else terminal_columns(run)
+    chosen = [column for column in chosen if counts or not column.count]
+    table = _table(_title(run) if title else Text(""), caption=_key(run) if caption else None)
+    if not title:
+        table.title = None
+    for column in chosen:
         heading = _HEADINGS.get(column.label, column.label)
         if column.numeric:
             table.add_column(heading, justify="right", no_wrap=True)
-        else:
-            table.add_column(heading, overflow="fold", min_width=min(16, _longest_model(run)))
+        else:  # a model name is never cut; only a name wider than the terminal folds
+            table.add_column(heading, overflow="fold", min_width=_longest_model(run))
     for model in ranked(run):
-        cells = [Text(column.value(model)) for column in columns]
+        cells = [Text(column.value(model)) for column in chosen]
         if not model.has_scores:
             for cell in cells[1:]:
                 cell.stylize("dim")
         table.add_row(*cells)
     return table
+
+
+def _key(run: RunResult) -> str:
+    return KEY + (f"\n{REPEATS_KEY}" if any_repeats(run) else "")
+
+
+def leaderboard_tables(run: RunResult, width: int) -> tuple[list[Table], bool]:
+    """The leaderboard laid out for `width` columns, never cutting a value: whole when it fits;
+        else without the count columns (printed below as lines, the `bool`); else in parts, each
+        starting with the model names and holding as many columns, left to right, as fit (the key is
+    then printed below the parts, at the terminal's width)."""
+    whole = leaderboard_table(run)
+    if _natural_width(whole) <= width:
+        return [whole], False
+    columns = [column for column in terminal_columns(run) if not column.count]
+    parts: list[list[Column]] = []
+    current = columns[:1]
+    for column in columns[1:]:
+        trial = [*current, column]
+        if len(current) > 1 and _natural_width(leaderboard_table(run, columns=trial, caption=False)) > width:
+            parts.append(current)
+            current = [columns[0], column]
+        else:
+            current = trial
+    parts.append(current)
+    tables = [
+        leaderboard_table(run, columns=part, title=index == 0, caption=False)
+        for index, part in enumerate(parts)
+    ]
+    return tables, True
 
 
 def _natural_width(table: Table) -> int:
@@ -236,12 +304,13 @@ def render_leaderboard(
     run: RunResult, console: Console, *, by_group: bool = False, partial: bool = False
 ) -> None:
     """Print the leaderboard, the notes, optionally the per-group table, and what to re-record."""
-    table = leaderboard_table(run)
-    narrow = _natural_width(table) > console.width
+    tables, narrow = leaderboard_tables(run, console.width)
+    for index, table in enumerate(tables):
+        if index:
+            console.print()
+        console.print(table)
     if narrow:
-        table = leaderboard_table(run, counts=False)
-    console.print(table)
-    if narrow:
+        console.print(Text(_key(run)))
         console.print(counts_text(run))
     notes = notes_text(run)
     if notes is not None:
