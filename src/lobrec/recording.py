@@ -205,26 +205,50 @@ class _Writer:
     this case too. So the manifest never lists a cassette not yet written, and many cases
     finishing together cost one manifest write. A write already asked for is done even if the run
     is cancelled meanwhile (`close` waits for them all).
+
+    When a manifest cannot be written (a full disk), the cassettes it would have been the first to
+    list are removed again, new files only: a folder never holds a whole cassette its manifest does
+    not list, which rescore would call stale.
     """
 
     def __init__(self) -> None:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lobrec-writer")
         self._newest: dict[Path, int] = {}
+        self._unlisted: dict[Path, list[Path]] = {}
+        """Per manifest, cassettes written since it was last written that did not exist before."""
         self._lock = threading.Lock()
         self._mode = file_mode()
 
     async def save(self, cassette: Path, data: bytes, manifest: Path, listing: bytes) -> None:
         with self._lock:
             version = self._newest[manifest] = self._newest.get(manifest, 0) + 1
-        job = self._thread.submit(self._write, cassette, data, manifest, listing, version)
-        await asyncio.shield(asyncio.wrap_future(job))
+        job = asyncio.wrap_future(
+            self._thread.submit(self._write, cassette, data, manifest, listing, version)
+        )
+        try:
+            await asyncio.shield(job)
+        except asyncio.CancelledError:
+            # The write goes on; if it fails, nobody is left to hear it, so asyncio must not either.
+            job.add_done_callback(lambda done: done.cancelled() or done.exception())
+            raise
 
     def _write(self, cassette: Path, data: bytes, manifest: Path, listing: bytes, version: int) -> None:
+        is_new = not cassette.exists()
         write_atomic(cassette, data, self._mode)
+        unlisted = self._unlisted.setdefault(manifest, [])
+        if is_new:
+            unlisted.append(cassette)
         with self._lock:
             newest = self._newest[manifest] == version
         if newest:
-            write_atomic(manifest, listing, self._mode)
+            try:
+                write_atomic(manifest, listing, self._mode)
+            except OSError:
+                for path in unlisted:
+                    path.unlink(missing_ok=True)
+                unlisted.clear()
+                raise
+            unlisted.clear()
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)

@@ -125,12 +125,6 @@ def test_a_full_disk_while_recording_is_one_line_and_leaves_only_whole_files(
     assert {case["status"] for case in results["models"][0]["cases"]} == {"scored"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs a fix in recording.py (_Writer): a cassette whose manifest write failed, or whose "
-    "manifest was skipped for a newer one that then failed, is left unlisted; the writer should "
-    "remove the cassettes it wrote that no manifest on disk lists when a write fails",
-)
 def test_a_full_disk_leaves_no_cassette_the_manifest_does_not_list(
     tmp_path: Path, fake_gateway: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -163,12 +157,6 @@ app()
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs a fix in recording.py (_Writer.save): the writes of cases cancelled by the failure "
-    "still run and fail, and asyncio prints 'Future exception was never retrieved' with a traceback; "
-    "save should retrieve the exception of a write whose waiter was cancelled",
-)
 def test_a_full_disk_with_writes_queued_prints_only_one_line(tmp_path: Path, fake_gateway: Any) -> None:
     """The real command, writes slowed to 0.2 s so that every case is queued for the writer when
     the third write fails: stderr holds the one line and nothing else."""
