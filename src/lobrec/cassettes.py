@@ -350,7 +350,7 @@ def model_directories(root: Path) -> list[Path]:
 
 def run_number(name: str) -> int | None:
     """The run a `runs/` entry names (2..MAX_RUNS, decimal, no leading zeros), else None."""
-    if not _RUN_NAME.match(name):
+    if not _RUN_NAME.fullmatch(name):
         return None
     number = int(name)
     return number if 2 <= number <= MAX_RUNS else None
