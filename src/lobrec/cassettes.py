@@ -62,7 +62,16 @@ def model_dir_name(model: str) -> str:
     name = quote(model, safe="")
     if name.startswith("."):
         name = "%2E" + name[1:]
+    if len(name) > MAX_DIR_NAME:
+        raise ConfigError(
+            f"model name {model[:40]!r}... ({len(model)} characters) cannot be used: its folder name "
+            f"would be {len(name)} characters once encoded, over the {MAX_DIR_NAME} a file system allows"
+        )
     return name
+
+
+MAX_DIR_NAME = 255
+"""The longest file name common file systems allow (bytes; an encoded name is ASCII)."""
 
 
 def model_from_dir_name(name: str) -> str:
