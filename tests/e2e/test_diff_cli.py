@@ -52,3 +52,14 @@ def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
     several = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "expected-results.json"), str(ORACLE)])
     assert several.exit_code == Exit.BAD_INPUT
     assert "holds 7 models" in several.stderr
+
+
+def test_all_lists_every_flipped_case_where_the_default_cuts_at_twenty() -> None:
+    eager = ROOT / "cassettes" / "fixture%2Feager"
+    short = CliRunner().invoke(app, ["diff", str(ORACLE), str(eager)])
+    every = CliRunner().invoke(app, ["diff", str(ORACLE), str(eager), "--all"])
+    assert short.exit_code == every.exit_code == 0
+    assert "Pass → fail (80): " in short.stdout and "and 60 more" in short.stdout
+    listed = every.stdout.split("Pass → fail (80): ", 1)[1].replace("\n", " ").split(", ")
+    assert "and 60 more" not in every.stdout
+    assert len([item for item in listed if item.strip()]) == 80

@@ -66,6 +66,9 @@ def diff_command(
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
     ),
+    every: bool = typer.Option(
+        False, "--all", help="List every flipped and left-out case (the terminal shows the first 20)."
+    ),
 ) -> None:
     """Compare two recordings case by case.
 
@@ -85,5 +88,5 @@ def diff_command(
         raise fail(str(exc)) from None
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison))
-    render_diff(comparison, report_console(stderr=markdown_out == "-"))
+    render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
     raise typer.Exit(Exit.OK)

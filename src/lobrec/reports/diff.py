@@ -56,7 +56,9 @@ def left_out(cmp: Comparison) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def _ids(ids: list[str]) -> list[str]:
+def _ids(ids: list[str], every: bool = False) -> list[str]:
+    if every:
+        return ids
     shown = ids[:_LIST_LIMIT]
     more = [f"and {len(ids) - _LIST_LIMIT} more"] if len(ids) > _LIST_LIMIT else []
     return [*shown, *more]
@@ -148,17 +150,18 @@ def diff_table(cmp: Comparison) -> Table:
     return result
 
 
-def render_diff(cmp: Comparison, console: Console) -> None:
-    """Print the comparison: the metric table, the test, the flipped and the left-out cases."""
+def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> None:
+    """Print the comparison: the metric table, the test, the flipped and the left-out cases (the
+    first 20 of each list, or all of them with `every`, `lobrec diff --all`)."""
     console.print(diff_table(cmp))
     for line in summary_lines(cmp):
         console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
     for label, ids in flip_lists(cmp):
         if ids:
-            console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids)))}"))
+            console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}"))
     for label, ids in left_out(cmp):
         console.print(
-            Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids)))}")
+            Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}")
         )
 
 
