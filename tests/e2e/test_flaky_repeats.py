@@ -1,10 +1,10 @@
-"""fixture/flaky recorded 5 times through the fake gateway and rescored as one repeated model.
+"""fixture/flaky recorded with `lobrec record --repeat 5` against the fake gateway process, rescored.
 
-The fake counts the runs of each request body, so five `record` calls in a row against one gateway
-are runs 1 to 5; each is recorded into its own folder (the library `record`, no `--repeat`), and
-runs 2..5 are moved into `runs/<n>/`. The expected figures are worked out by hand from the fake's
-script (docs/fake-gateway.md): the six cycle cases fail run k when (k + i) % 3 == 0, i their index
-in the cycle; arg-09 passes run 1 only; near-08 never passes; every other case always passes.
+The fake counts the runs of each request body, and record starts a case's run n only after its run
+n - 1 (the queue goes run by run), so the fake's run k is the recording's run k. The expected
+figures are worked out by hand from the fake's script (docs/fake-gateway.md): the six cycle cases
+fail run k when (k + i) % 3 == 0, i their index in the cycle; arg-09 passes run 1 only; near-08
+never passes; every other case always passes.
 
     run  fails                                   overall
     1    near-03, sel-07, near-08                77/80
@@ -17,7 +17,6 @@ in the cycle; arg-09 passes run 1 only; near-08 never passes; every other case a
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,11 +24,11 @@ import pytest
 from lobrec.cassettes import model_dir_name
 from lobrec.core.metrics import rate
 from lobrec.core.results import ModelResult
-from lobrec.fakegateway import FLAKY, FLAKY_CASES, FakeGateway, flaky_passes
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.fakegateway import FLAKY, FLAKY_CASES, flaky_passes
 from lobrec.replay import rescore
 from lobrec.suite_file import load_suite
+from tests.e2e.conftest import running_gateway
+from tests.hardening.conftest import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_suite(ROOT / "suite" / "suite.json")
@@ -38,20 +37,29 @@ PASSES = {"sel-03": 4, "arg-02": 3, "near-03": 3, "par-04": 4, "chain-02": 3, "s
 
 
 @pytest.fixture(scope="module")
-def flaky(tmp_path_factory: pytest.TempPathFactory) -> ModelResult:
-    base = tmp_path_factory.mktemp("flaky")
-    root = base / "cassettes"
-    model_dir = root / model_dir_name(FLAKY)
-    with FakeGateway(SUITE) as gateway:
-        for number in range(1, RUNS + 1):
-            target = root if number == 1 else base / f"run{number}"
-            options = RecordOptions(models=[FLAKY], cassettes=target)
-            asyncio.run(
-                record(SUITE, Gateway(base_url=gateway.url, api_key="lsk-flaky-repeats-7c1e9a4d"), options)
-            )
-            if number > 1:
-                (model_dir / "runs").mkdir(exist_ok=True)
-                shutil.move(target / model_dir_name(FLAKY), model_dir / "runs" / str(number))
+def flaky(tmp_path_factory: pytest.TempPathFactory, _clean_proxy_environment: None) -> ModelResult:
+    root = tmp_path_factory.mktemp("flaky") / "cassettes"
+    with running_gateway(ROOT / "suite" / "suite.json") as gateway:
+        done = run_lobrec(
+            [
+                "record",
+                "--model",
+                FLAKY,
+                "--repeat",
+                str(RUNS),
+                "--base-url",
+                gateway.url,
+                "--cassettes",
+                str(root),
+            ]
+        )
+    assert done.returncode == 0, done.stderr.decode()
+    assert sorted(path.name for path in (root / model_dir_name(FLAKY) / "runs").iterdir()) == [
+        "2",
+        "3",
+        "4",
+        "5",
+    ]
     (model,) = asyncio.run(rescore(SUITE, root)).run.models
     return model
 
