@@ -71,7 +71,7 @@ def main() -> None:
         "more means other work shared the machine, and the figures are noisier)",
     )
     report.print_rich()
-    if quick or only != {"live", "rescore", "startup"}:
+    if quick or only != {"live", "rescore", "scale", "startup"}:
         print(f"(partial or --quick run: {RESULTS.relative_to(BENCH.parent)} left as it was)")
         return
     RESULTS.write_text(report.markdown(), encoding="utf-8")
