@@ -27,17 +27,9 @@ from lobrec.reports.export import COLUMNS, to_csv, to_jsonl
 from lobrec.reports.junit import to_junit
 from lobrec.reports.summary import to_summary
 from lobrec.suite_file import load_suite
+from tests.e2e.test_committed_cassettes import FIXTURE_MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURE_MODELS = [
-    "fixture/eager",
-    "fixture/flaky",
-    "fixture/no-temperature",
-    "fixture/oracle",
-    "fixture/plausible",
-    "fixture/silent",
-    "fixture/sloppy",
-]
 SUITE_CASES = 80
 
 

@@ -81,9 +81,8 @@ from lobrec.reports.repeats import (
     any_repeats,
     leaderboard_columns,
     repeats_lines,
-    rerecord_runs,
     run_cases,
-    unrecorded_run,
+    runs_to_record,
 )
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -1331,22 +1330,10 @@ def _suite_changes_html(run: RunResult) -> str:
 
 def _runs_to_record(run: RunResult) -> list[str]:
     """List items for runs 2..K of repeated models with cases to record."""
-    items = []
-    for model in ranked(run):
-        cases = run_cases(model)
-        for number, stale, unrecorded in rerecord_runs(model):
-            found = []
-            if unrecorded_run(cases[number - 1]):
-                found.append("not recorded")
-            else:
-                if stale:
-                    found.append("stale: " + ", ".join(f"<code>{_esc(case)}</code>" for case in stale))
-                if unrecorded:
-                    found.append(
-                        "unrecorded: " + ", ".join(f"<code>{_esc(case)}</code>" for case in unrecorded)
-                    )
-            items.append(f"<li><strong>{_esc(model.model)}</strong> run {number}: {'; '.join(found)}</li>")
-    return items
+    return [
+        f"<li><strong>{_esc(model.model)}</strong> run {number}: {'; '.join(parts)}</li>"
+        for model, number, parts in runs_to_record(run, lambda case: f"<code>{_esc(case)}</code>")
+    ]
 
 
 def render_html(run: RunResult, suite: Suite) -> str:

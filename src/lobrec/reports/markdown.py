@@ -40,10 +40,9 @@ from lobrec.reports.repeats import (
     any_repeats,
     leaderboard_columns,
     repeats_lines,
-    rerecord_runs,
     run_cases,
+    runs_to_record,
     spread_rows,
-    unrecorded_run,
 )
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
@@ -259,17 +258,7 @@ def render_markdown(run: RunResult) -> str:
 
 def _runs_to_record(run: RunResult) -> list[str]:
     """One list item per run 2..K of a repeated model with cases to record."""
-    lines = []
-    for model in ranked(run):
-        cases = run_cases(model)
-        for number, stale, unrecorded in rerecord_runs(model):
-            found = []
-            if unrecorded_run(cases[number - 1]):
-                found.append("not recorded")
-            else:
-                if stale:
-                    found.append("stale: " + ", ".join(md(case) for case in stale))
-                if unrecorded:
-                    found.append("unrecorded: " + ", ".join(md(case) for case in unrecorded))
-            lines.append(f"- **{md(model.model)}** run {number}: {'; '.join(found)}")
-    return lines
+    return [
+        f"- **{md(model.model)}** run {number}: {'; '.join(parts)}"
+        for model, number, parts in runs_to_record(run, md)
+    ]

@@ -9,9 +9,11 @@ sample standard deviation (in percentage points), and two columns follow it: Run
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import CaseResult, ModelResult, Rate, RunResult
-from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, rate_counts
+from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "
@@ -130,6 +132,25 @@ def rerecord_runs(model: ModelResult) -> list[tuple[int, list[str], list[str]]]:
         unrecorded = [case.id for case in cases if case.status == "unrecorded"]
         if stale or unrecorded:
             found.append((number, stale, unrecorded))
+    return found
+
+
+def runs_to_record(run: RunResult, quote: Callable[[str], str]) -> list[tuple[ModelResult, int, list[str]]]:
+    """Runs 2..K of repeated models with cases to record, best model first: (model, run, parts),
+    each case id through `quote` (the report's own escaping), a run not recorded at all in words."""
+    found = []
+    for model in ranked(run):
+        cases = run_cases(model)
+        for number, stale, unrecorded in rerecord_runs(model):
+            if unrecorded_run(cases[number - 1]):
+                found.append((model, number, ["not recorded"]))
+                continue
+            parts = []
+            if stale:
+                parts.append("stale: " + ", ".join(map(quote, stale)))
+            if unrecorded:
+                parts.append("unrecorded: " + ", ".join(map(quote, unrecorded)))
+            found.append((model, number, parts))
     return found
 
 

@@ -39,9 +39,7 @@ from lobrec.reports.repeats import (
     any_repeats,
     leaderboard_columns,
     repeats_lines,
-    rerecord_runs,
-    run_cases,
-    unrecorded_run,
+    runs_to_record,
 )
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
@@ -246,21 +244,10 @@ def flaky_note(model: ModelResult) -> list[str]:
 
 def _runs_to_record(run: RunResult) -> list[tuple[str, list[str]]]:
     """Runs 2..K of repeated models with cases to record: (label, parts), a missing run in words."""
-    found = []
-    for model in ranked(run):
-        cases = run_cases(model)
-        for number, stale, unrecorded in rerecord_runs(model):
-            label = f"{printable(model.model)} run {number}"
-            if unrecorded_run(cases[number - 1]):
-                found.append((label, ["not recorded"]))
-                continue
-            parts = []
-            if stale:
-                parts.append(f"stale: {', '.join(map(printable, stale))}")
-            if unrecorded:
-                parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
-            found.append((label, parts))
-    return found
+    return [
+        (f"{printable(model.model)} run {number}", parts)
+        for model, number, parts in runs_to_record(run, printable)
+    ]
 
 
 def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
