@@ -25,6 +25,7 @@ from lobrec.core.results import RunResult, decode_results
 from lobrec.core.suite import Suite
 from lobrec.reports.export import COLUMNS, to_csv, to_jsonl
 from lobrec.reports.junit import to_junit
+from lobrec.reports.repeats import run_cases
 from lobrec.reports.summary import to_summary
 from lobrec.suite_file import load_suite
 from tests.e2e.test_committed_cassettes import FIXTURE_MODELS
@@ -38,7 +39,10 @@ def read_csv(path: Path) -> list[list[str]]:
 
 
 def step_rows(run: RunResult) -> int:
-    return sum(max(1, len(case.steps)) for model in run.models for case in model.cases)
+    """Rows of an export: one per judged step (at least one per case), every run of every model."""
+    return sum(
+        max(1, len(case.steps)) for model in run.models for cases in run_cases(model) for case in cases
+    )
 
 
 def check_junit(path: Path, run: RunResult, cases: int) -> None:
@@ -121,6 +125,8 @@ def test_rescore_jsonl_holds_the_same_rows(rescored: tuple[Path, RunResult, Suit
     }
     assert all(list(row) == list(COLUMNS) for row in lines)
     assert text == to_jsonl(run, suite)
+    runs = {model: sorted({row["run"] for row in lines if row["model"] == model}) for model in FIXTURE_MODELS}
+    assert runs == {model: [1, 2, 3] if model == "fixture/flaky" else [1] for model in FIXTURE_MODELS}
 
 
 def test_rescore_junit_has_a_testsuite_per_model_and_a_testcase_per_case(

@@ -130,6 +130,7 @@ def test_a_case_with_no_judged_step_has_one_row_with_the_step_empty() -> None:
         "latency_ms": None,
         "cost_usd": None,
         "case_reason": "the suite changed this case's request since it was recorded",
+        "run": 1,
     }
     assert by_key[("openai/o4-mini", "par-three-files")]["case_status"] == "errored"
     assert by_key[("auto", "arg-issue-labels")]["case_status"] == "unrecorded"
@@ -171,6 +172,7 @@ def test_csv_on_the_sample_run() -> None:
         "900.0",
         "0.0011",
         "",
+        "1",
     ]
     failing = next(line for line in table if line[:2] == ["openai/o4-mini", "arg-line-range"])
     assert failing[3:6] == ["failed", "1", "false"]
@@ -216,7 +218,7 @@ def test_csv_with_hostile_strings() -> None:
     assert first[2:6] == ["selection", "failed", "1", "false"]
     assert json.loads(first[6]) == [EVIL_REASON]
     assert json.loads(first[7]) == [{"name": '=HYPERLINK("x")', "arguments": EVIL_ARGUMENTS}]
-    assert first[8:] == ["12.5", "", ""]
+    assert first[8:] == ["12.5", "", "", "1"]
     assert errored[1] == "'-errored" and errored[3] == "errored"
     assert errored[10] == "\ufffd ]]> \x1b[2J\n"
     assert stale[1] == "'\tstale" and stale[3:5] == ["stale", ""]
@@ -246,6 +248,7 @@ def test_jsonl_on_the_sample_run() -> None:
         "latency_ms": 900.0,
         "cost_usd": 0.0011,
         "case_reason": None,
+        "run": 1,
     }
     assert to_jsonl(run, suite) == text  # deterministic
 

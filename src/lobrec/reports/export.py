@@ -24,6 +24,7 @@ from typing import Any
 
 from lobrec.core.results import ApiCall, CaseResult, ModelResult, RunResult, StepVerdict
 from lobrec.core.suite import Suite
+from lobrec.reports.repeats import run_cases
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -37,6 +38,7 @@ COLUMNS: tuple[str, ...] = (
     "latency_ms",
     "cost_usd",
     "case_reason",
+    "run",
 )
 """The columns, left to right, in both formats (docs/reports.md says what each holds)."""
 
@@ -77,7 +79,9 @@ def _number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _row(model: ModelResult, case: CaseResult, group: str, step: StepVerdict | None) -> dict[str, Any]:
+def _row(
+    model: ModelResult, run: int, case: CaseResult, group: str, step: StepVerdict | None
+) -> dict[str, Any]:
     base: dict[str, Any] = {
         "model": model.model,
         "case_id": case.id,
@@ -90,6 +94,7 @@ def _row(model: ModelResult, case: CaseResult, group: str, step: StepVerdict | N
         "latency_ms": None,
         "cost_usd": None,
         "case_reason": case.reason,
+        "run": run,
     }
     if step is not None:
         api = judged_call(case, step)
@@ -105,16 +110,18 @@ def _row(model: ModelResult, case: CaseResult, group: str, step: StepVerdict | N
 
 
 def rows(run: RunResult, suite: Suite) -> list[dict[str, Any]]:
-    """Every row, keys in `COLUMNS` order: models in the results file's order, cases as stored
-    (the suite's order), steps by number. A case with no judged step (errored before its first
-    answer, stale, unrecorded) has one row whose step fields are None; a chain that stopped at a
-    failing step has no rows for the steps it never reached."""
+    """Every row, keys in `COLUMNS` order: models in the results file's order, then runs (1 for a
+    model recorded once; 1..K with `--repeat K`), cases as stored (the suite's order), steps by
+    number. A case with no judged step (errored before its first answer, stale, unrecorded) has one
+    row whose step fields are None; a chain that stopped at a failing step has no rows for the
+    steps it never reached."""
     out = []
     for model in run.models:
-        for case in model.cases:
-            group = case_group(suite, case)
-            steps = sorted(case.steps, key=lambda step: step.index)
-            out.extend(_row(model, case, group, step) for step in steps or [None])
+        for number, cases in enumerate(run_cases(model), start=1):
+            for case in cases:
+                group = case_group(suite, case)
+                steps = sorted(case.steps, key=lambda step: step.index)
+                out.extend(_row(model, number, case, group, step) for step in steps or [None])
     return out
 
 
