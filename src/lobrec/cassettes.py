@@ -380,4 +380,9 @@ def run_directories(model_dir: Path) -> list[Path]:
             number = run_number(entry.name)
             if number is not None and entry.is_dir() and not entry.is_symlink():
                 highest = max(highest, number)
-    return [model_dir, *(runs / str(n) for n in range(2, highest + 1))]
+    return [run_folder(model_dir, number) for number in range(1, highest + 1)]
+
+
+def run_folder(model_dir: Path, number: int) -> Path:
+    """Run `number`'s folder: run 1 is the model folder itself, run n is `runs/<n>/`."""
+    return model_dir if number == 1 else model_dir / RUNS_DIR / str(number)

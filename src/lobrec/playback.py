@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urlparse
 
 import msgspec
@@ -35,13 +35,6 @@ from lobrec.exchange import (
 )
 
 REPLAY_METHOD = "POST"
-
-
-class PlaybackRequest(NamedTuple):
-    """What replay matches on (method and exact body bytes); vcrpy's matchers accept it too."""
-
-    method: str
-    body: bytes
 
 
 class ReplayCassette:

@@ -27,7 +27,6 @@ import httpx
 from lobrec import __version__
 from lobrec.cassettes import (
     MANIFEST,
-    RUNS_DIR,
     Manifest,
     ManifestCase,
     ManifestSuite,
@@ -38,6 +37,7 @@ from lobrec.cassettes import (
     load_manifest,
     model_dir_name,
     run_directories,
+    run_folder,
     save_manifest,
     write_atomic,
     writer_lock,
@@ -168,7 +168,8 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     planned = []
     for model in options.models:
         model_dir = options.cassettes / model_dir_name(model)
-        for run, directory in enumerate(run_directories_upto(model_dir, run_count(options, model_dir)), 1):
+        for run in range(1, run_count(options, model_dir) + 1):
+            directory = run_folder(model_dir, run)
             selective = options.missing or options.retry_errored or bool(options.case_ids)
             if options.repeat > 1 and (directory / MANIFEST).exists() and not selective:
                 continue
@@ -183,11 +184,6 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
                 )
             )
     return planned
-
-
-def run_directories_upto(model_dir: Path, count: int) -> list[Path]:
-    """Run 1..count's folders: run 1 is the model folder, run n is `runs/<n>/`."""
-    return [model_dir, *(model_dir / RUNS_DIR / str(n) for n in range(2, count + 1))]
 
 
 def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manifest) -> bool:

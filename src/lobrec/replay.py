@@ -188,16 +188,6 @@ def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) 
     return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
 
 
-def build_repeated_run_result(suite: Suite, runs_by_model: dict[str, list[list[CaseResult]]]) -> RunResult:
-    """`build_run_result` for models with several runs: each model's runs, run 1 first, judged one by
-    one and put together (`combine_runs`); a model with one run gives exactly its usual entry."""
-    models = [
-        combine_runs(suite, [model_result(suite, model, cases, temperature_ignored(cases)) for cases in runs])
-        for model, runs in sorted(runs_by_model.items())
-    ]
-    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
-
-
 @dataclass(kw_only=True)
 class RescoreOutcome:
     run: RunResult

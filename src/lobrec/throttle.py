@@ -146,10 +146,6 @@ class Throttle:
         self.window(ticket.model).answered(ticket.model_cuts, throttled)
         self._wake()
 
-    def in_flight_limit(self, model: str) -> int:
-        """What may be in flight for `model` now (for progress and tests)."""
-        return min(max(1, int(self.run.size)), max(1, int(self.window(model).size)))
-
 
 class ThrottledExchange:
     """An `Exchange` whose every attempt first takes a slot of the throttle (live mode only)."""
