@@ -27,10 +27,10 @@ format: $(STAMP) ## ruff: fix what can be fixed and format
 
 check: lint ## Lint, check the suite, audit the committed cassettes
 	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.0.0.json
-	$(BIN)/lobrec audit cassettes
+	$(BIN)/lobrec audit fixtures/cassettes
 
 demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.html
-	$(BIN)/lobrec rescore cassettes --json out/results.json --markdown out/report.md --html out/report.html
+	$(BIN)/lobrec rescore fixtures/cassettes --json out/results.json --markdown out/report.md --html out/report.html
 	@echo "HTML report: out/report.html"
 
 live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it (no key needed)

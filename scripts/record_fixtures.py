@@ -1,7 +1,7 @@
 """`make record-fixtures`: re-record the committed fixture cassettes and their expected results.
 
 Records the five fixture models and `fixture/flaky` (three runs) against the in-process fake gateway
-on the current suite, into `cassettes/`, and `fixture/plausible` (which answers with the suite's own
+on the current suite, into `fixtures/cassettes/`, and `fixture/plausible` (which answers with the suite's own
 wrong answers) on suite 1.0.0 (`suite/history/1.0.0.json`: the requests are the same bytes), so the
 1.0.0 -> 1.1.0 comparison shows what the tightened checks catch. It then rescores them all and
 writes `fixtures/expected-results.json`. CI rescores the same cassettes and compares byte for byte,
@@ -45,7 +45,7 @@ def record_repeated(suite: Suite, url: str, cassettes: Path) -> None:
 
 def main() -> int:
     suite = load_suite(ROOT / "suite" / "suite.json")
-    cassettes = ROOT / "cassettes"
+    cassettes = ROOT / "fixtures" / "cassettes"
     old = load_suite(ROOT / "suite" / "history" / "1.0.0.json")
     for model in [*MODELS, *ON_1_0_0, *REPEATED]:
         shutil.rmtree(cassettes / model_dir_name(model), ignore_errors=True)

@@ -23,7 +23,7 @@ from lobrec.suite_file import load_suite
 ROOT = Path(__file__).resolve().parents[1]
 OLD = ROOT / "suite" / "history" / "1.0.0.json"
 NEW = ROOT / "suite" / "suite.json"
-CASSETTES = ROOT / "cassettes"
+CASSETTES = ROOT / "fixtures" / "cassettes"
 OUTPUT = ROOT / "fixtures" / "suite-changes-1.0.0-1.1.0.json"
 
 

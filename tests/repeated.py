@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMITTED = ROOT / "cassettes"
+COMMITTED = ROOT / "fixtures" / "cassettes"
 ORACLE = "fixture%2Foracle"
 SLOPPY = "fixture%2Fsloppy"
 

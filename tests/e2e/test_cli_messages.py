@@ -127,7 +127,7 @@ def test_rescore_of_a_folder_without_models_says_so_and_exits_2(tmp_path: Path) 
 
 
 def test_rescore_of_one_models_folder_names_the_folder_to_give() -> None:
-    root = Path(__file__).resolve().parents[2] / "cassettes"
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
     one = root / model_dir_name("fixture/oracle")
     done = run_lobrec(["rescore", str(one)])
     assert (done.returncode, done.stderr.decode()) == (
@@ -140,7 +140,7 @@ def test_rescore_of_one_models_folder_names_the_folder_to_give() -> None:
 def test_a_report_path_that_is_a_folder_is_a_one_line_error_and_leaves_nothing(tmp_path: Path) -> None:
     target = tmp_path / "out"
     target.mkdir()
-    root = Path(__file__).resolve().parents[2] / "cassettes"
+    root = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
     done = run_lobrec(["rescore", str(root), "--json", str(target)])
     assert (done.returncode, done.stderr.decode().splitlines()[-1]) == (
         2,

@@ -33,7 +33,9 @@ FIXTURE_MODELS = [
 
 @pytest.fixture(scope="module")
 def rescored() -> RunResult:
-    return asyncio.run(rescore(load_suite(ROOT / "suite" / "suite.json"), ROOT / "cassettes")).run
+    return asyncio.run(
+        rescore(load_suite(ROOT / "suite" / "suite.json"), ROOT / "fixtures" / "cassettes")
+    ).run
 
 
 def test_rescoring_committed_cassettes_gives_the_expected_results_byte_for_byte(
@@ -52,7 +54,7 @@ def test_the_cli_rescore_writes_the_same_file(tmp_path: Path) -> None:
     lobrec = str(Path(sys.executable).with_name("lobrec"))
     out = tmp_path / "results.json"
     completed = subprocess.run(
-        [lobrec, "rescore", "cassettes", "--json", str(out)],
+        [lobrec, "rescore", "fixtures/cassettes", "--json", str(out)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -68,19 +70,24 @@ def test_fail_under_exits_1_naming_the_models_below() -> None:
     from lobrec.cli import Exit, app
 
     runner = CliRunner()
-    below = runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "60"])
+    below = runner.invoke(app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--fail-under", "60"])
     assert below.exit_code == Exit.BELOW_THRESHOLD
     assert below.stderr.strip().splitlines()[-1] == (
         "lobrec: overall score below 60%: fixture/eager (0%), fixture/plausible (17.5%), "
         "fixture/silent (17.5%), fixture/sloppy (50%)"
     )
-    assert runner.invoke(app, ["rescore", str(ROOT / "cassettes"), "--fail-under", "0"]).exit_code == Exit.OK
+    assert (
+        runner.invoke(app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--fail-under", "0"]).exit_code
+        == Exit.OK
+    )
 
 
 def test_plausible_was_recorded_on_1_0_0_and_its_slips_fail_at_1_1_0(rescored: RunResult) -> None:
     """fixture/plausible answers every call step with one of the suite's wrong answers; its
     cassettes were recorded on suite 1.0.0. At 1.1.0 no call case passes; only abstentions do."""
-    manifest = json.loads((ROOT / "cassettes" / "fixture%2Fplausible" / "manifest.json").read_bytes())
+    manifest = json.loads(
+        (ROOT / "fixtures" / "cassettes" / "fixture%2Fplausible" / "manifest.json").read_bytes()
+    )
     assert manifest["suite"]["version"] == "1.0.0"
     (model,) = [m for m in rescored.models if m.model == "fixture/plausible"]
     passed = {case.id for case in model.cases if case.passed}

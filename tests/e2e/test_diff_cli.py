@@ -10,8 +10,8 @@ from lobrec.cli import Exit, app
 from lobrec.core.results import RunResult, decode_results, encode_results
 
 ROOT = Path(__file__).resolve().parents[2]
-ORACLE = ROOT / "cassettes" / "fixture%2Foracle"
-SLOPPY = ROOT / "cassettes" / "fixture%2Fsloppy"
+ORACLE = ROOT / "fixtures" / "cassettes" / "fixture%2Foracle"
+SLOPPY = ROOT / "fixtures" / "cassettes" / "fixture%2Fsloppy"
 
 
 def expected() -> dict[str, set[str]]:
@@ -43,10 +43,10 @@ def test_diff_accepts_results_files_with_one_model(tmp_path: Path) -> None:
 
 
 def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["diff", str(ROOT / "cassettes"), str(ORACLE)])
+    result = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "cassettes"), str(ORACLE)])
     assert result.exit_code == Exit.BAD_INPUT
     assert result.stderr.strip() == (
-        f"lobrec: {ROOT / 'cassettes'}: not a model cassette directory (no manifest.json); "
+        f"lobrec: {ROOT / 'fixtures' / 'cassettes'}: not a model cassette directory (no manifest.json); "
         "name e.g. cassettes/auto"
     )
     several = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "expected-results.json"), str(ORACLE)])
@@ -55,7 +55,7 @@ def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
 
 
 def test_all_lists_every_flipped_case_where_the_default_cuts_at_twenty() -> None:
-    eager = ROOT / "cassettes" / "fixture%2Feager"
+    eager = ROOT / "fixtures" / "cassettes" / "fixture%2Feager"
     short = CliRunner().invoke(app, ["diff", str(ORACLE), str(eager)])
     every = CliRunner().invoke(app, ["diff", str(ORACLE), str(eager), "--all"])
     assert short.exit_code == every.exit_code == 0

@@ -75,7 +75,7 @@ def rescored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunResult,
         [
             lobrec,
             "rescore",
-            "cassettes",
+            "fixtures/cassettes",
             "--jobs",
             "2",
             "--json",
@@ -147,7 +147,9 @@ def test_rescore_summary_names_every_model(rescored: tuple[Path, RunResult, Suit
 
 
 def test_an_export_to_stdout_moves_the_leaderboard_to_stderr() -> None:
-    result = CliRunner().invoke(app, ["rescore", str(ROOT / "cassettes"), "--jobs", "2", "--csv", "-"])
+    result = CliRunner().invoke(
+        app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--jobs", "2", "--csv", "-"]
+    )
     assert result.exit_code == Exit.OK, result.stderr
     assert result.stdout_bytes.startswith((",".join(COLUMNS) + "\r\n").encode())
     assert "Overall" in result.stderr and "Overall" not in result.stdout

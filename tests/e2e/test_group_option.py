@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_rescore_of_one_group_reports_that_group_only(tmp_path: Path) -> None:
     out = tmp_path / "results.json"
-    done = run_lobrec(["rescore", str(ROOT / "cassettes"), "--group", "chains", "--json", str(out)])
+    done = run_lobrec(
+        ["rescore", str(ROOT / "fixtures" / "cassettes"), "--group", "chains", "--json", str(out)]
+    )
     assert done.returncode == 0, done.stderr.decode()
     suite = json.loads((ROOT / "suite" / "suite.json").read_bytes())
     chains = [case["id"] for case in suite["cases"] if case["group"] == "chains"]
@@ -23,7 +25,7 @@ def test_rescore_of_one_group_reports_that_group_only(tmp_path: Path) -> None:
 
 
 def test_an_unknown_group_is_a_one_line_error_naming_the_groups() -> None:
-    done = run_lobrec(["rescore", str(ROOT / "cassettes"), "--group", "chain"])
+    done = run_lobrec(["rescore", str(ROOT / "fixtures" / "cassettes"), "--group", "chain"])
     assert done.returncode == 2
     assert done.stderr.decode() == (
         "lobrec: no such group in suite 1.1.0: chain "

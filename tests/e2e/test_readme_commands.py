@@ -48,7 +48,8 @@ def gateway(_clean_proxy_environment: None) -> Iterator[FakeGatewayProcess]:
 
 @pytest.mark.parametrize("command", readme_commands())
 def test_a_readme_command_runs_as_printed(command: str, tmp_path: Path, gateway: FakeGatewayProcess) -> None:
-    shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
+    shutil.copytree(ROOT / "fixtures" / "cassettes", tmp_path / "cassettes")
+    shutil.copytree(ROOT / "fixtures" / "cassettes", tmp_path / "fixtures" / "cassettes")
     shutil.copytree(ROOT / "suite", tmp_path / "suite")
     words = shlex.split(command)
     env = cli_env()

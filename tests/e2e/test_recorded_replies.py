@@ -216,11 +216,10 @@ def _without_quirks(run: RunResult) -> RunResult:
     return msgspec.structs.replace(run, models=models)
 
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "wire-corpus"
+CORPUS = Path(__file__).parents[2] / "fixtures" / "wire-corpus"
 CORPUS_FILES = ("21-groq.json", "13-azure-openai.json", "15-openrouter.json")
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the wire corpus is not at {CORPUS}")
 def test_the_corpus_groq_and_content_filter_replies_judge_the_same_live_and_replayed(
     small_suite_path: Path, tmp_path: Path
 ) -> None:

@@ -24,12 +24,12 @@ def _rescore(root: Path, jobs: int) -> tuple[bytes, dict[str, list[str]]]:
 
 @pytest.mark.parametrize("jobs", [2, 3, 64])
 def test_the_committed_cassettes_give_the_same_file_with_any_number_of_jobs(jobs: int) -> None:
-    assert _rescore(ROOT / "cassettes", jobs) == _rescore(ROOT / "cassettes", 1)
+    assert _rescore(ROOT / "fixtures" / "cassettes", jobs) == _rescore(ROOT / "fixtures" / "cassettes", 1)
 
 
 def test_unreadable_cases_and_broken_folders_come_back_from_the_workers(tmp_path: Path) -> None:
     root = tmp_path / "cassettes"
-    shutil.copytree(ROOT / "cassettes", root)
+    shutil.copytree(ROOT / "fixtures" / "cassettes", root)
     (root / "fixture%2Foracle" / "sel-01.json").write_text("{not json")
     (root / "fixture%2Fsloppy" / "manifest.json").write_text("[]")
     one, many = _rescore(root, 1), _rescore(root, 2)
@@ -43,7 +43,7 @@ def test_two_folders_of_one_model_are_put_together_as_in_one_process(tmp_path: P
     """`fixture%2foracle` (lower-case escape, broken manifest) reads as model fixture/oracle too: its
     cases and the real folder's meet in one entry, whichever process replayed each folder."""
     root = tmp_path / "cassettes"
-    shutil.copytree(ROOT / "cassettes", root)
+    shutil.copytree(ROOT / "fixtures" / "cassettes", root)
     shutil.copytree(root / "fixture%2Foracle", root / "fixture%2foracle")
     (root / "fixture%2foracle" / "manifest.json").write_text("[]")
     one, many = _rescore(root, 1), _rescore(root, 4)
@@ -60,7 +60,7 @@ def test_repeated_models_give_the_same_file_with_any_number_of_jobs(tmp_path: Pa
     from tests.repeated import ORACLE, SLOPPY, repeated_model
 
     root = tmp_path / "cassettes"
-    shutil.copytree(ROOT / "cassettes", root, ignore=shutil.ignore_patterns(ORACLE, SLOPPY))
+    shutil.copytree(ROOT / "fixtures" / "cassettes", root, ignore=shutil.ignore_patterns(ORACLE, SLOPPY))
     repeated_model(root, ORACLE, runs=(2, 3, 5), broken={2: ["sel-01", "sel-02"], 3: ["sel-01"]})
     repeated_model(root, SLOPPY, runs=(2,), broken={1: ["sel-02"]})
     (root / SLOPPY / "runs" / "2" / "manifest.json").write_text("[]")

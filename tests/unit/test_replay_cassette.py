@@ -25,7 +25,7 @@ from lobrec.playback import ReplayCassette, open_for_replay
 from lobrec.transport import MATCH_ON, MsgspecSerializer, SafePersister
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMITTED = ROOT / "cassettes"
+COMMITTED = ROOT / "fixtures" / "cassettes"
 MODEL_DIRECTORIES = sorted(path for path in COMMITTED.iterdir() if path.is_dir())
 
 Transcript = list[tuple[str, Any]]

@@ -25,7 +25,7 @@ from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = ROOT / "suite" / "history" / "1.0.0.json"
-CASSETTES = ROOT / "cassettes"
+CASSETTES = ROOT / "fixtures" / "cassettes"
 FIXTURE = ROOT / "fixtures" / "suite-changes-1.0.0-1.1.0.json"
 
 

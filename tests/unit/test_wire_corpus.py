@@ -1,7 +1,7 @@
-"""Every real provider reply in ../shared/wire-corpus/ reads as a careful evaluator reads it.
+"""Every real provider reply in fixtures/wire-corpus/ reads as a careful evaluator reads it.
 
-The corpus is third-party data kept beside the project (CI has it at `../shared/wire-corpus/`); it
-is never copied in. Each file's expectation below was written by reading that file: the verdict
+The corpus is third-party data committed with its sources (`fixtures/wire-corpus/SOURCES.md`), so
+every test runs on a fresh clone. Each file's expectation below was written by reading that file: the verdict
 kind, the calls (name and arguments; a set of keys where the arguments are long), and the text.
 Verdict kinds: "calls" (a reply with tool calls), "text" (no calls), "withheld" (a content filter:
 no calls, a visible reason), "rejected" (a 400 `tool_use_failed`: the model's call, invalid),
@@ -20,11 +20,11 @@ import pytest
 from lobrec.core import wire
 from lobrec.errors import GatewayError
 
-CORPUS = Path(__file__).parents[2].parent / "shared" / "wire-corpus"
+CORPUS = Path(__file__).parents[2] / "fixtures" / "wire-corpus"
 
-pytestmark = pytest.mark.skipif(
-    not CORPUS.is_dir(), reason=f"the wire corpus is not at {CORPUS} (CI has it at ../shared/wire-corpus/)"
-)
+
+def test_the_corpus_is_committed() -> None:
+    assert len(sorted(CORPUS.glob("*.json"))) == 49 and (CORPUS / "SOURCES.md").is_file()
 
 
 @dataclass(frozen=True)
