@@ -37,7 +37,13 @@ class Exit(enum.IntEnum):
     BAD_INPUT = 2
     GATEWAY = 3
     INCOMPLETE = 4
+    ERRORED = 5
     INTERRUPTED = 130
+
+
+GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+"""When several gates fail, the first of these wins: the less of a model was judged, the more its
+code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
 
 
 class Command(TyperCommand):
@@ -387,6 +393,15 @@ FailUnder = Annotated[
         help="Exit 1 when a model's overall score is below PCT percent.",
     ),
 ]
+MaxErrored = Annotated[
+    str | None,
+    typer.Option(
+        "--max-errored",
+        metavar="N|PCT%",
+        help="Errored cases a model may have (a count, or a share of its cases like 5%; every run "
+        "together) before the command exits 5; default 0.",
+    ),
+]
 
 
 def resume_command(
@@ -438,14 +453,39 @@ def errored_summary(run: RunResult) -> list[str]:
     return lines
 
 
-def check_threshold(run: RunResult, fail_under: float | None) -> None:
-    """Exit 1, naming the models, when any scored model's overall rate is below `fail_under`."""
-    if fail_under is None:
-        return
-    below = [
-        m for m in run.models if m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
-    ]
-    if below:
-        names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
-        say(f"overall score below {fail_under:g}%: {names}")
-        raise typer.Exit(Exit.BELOW_THRESHOLD)
+def check_gates(
+    run: RunResult,
+    *,
+    fail_under: float | None,
+    max_errored: str | None,
+    failed: Sequence[tuple[Exit, str]] = (),
+    excused: dict[str, int] | None = None,
+) -> None:
+    """Print every gate the run fails, one line each, then exit with the code that wins
+    (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
+    started), `excused` the errored cases per model those already answer for."""
+    from lobrec.core.gates import failed_gates
+    from lobrec.reports._format import percent
+
+    codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
+    found = [*failed]
+    for failure in failed_gates(
+        run, fail_under=fail_under, allowance=allowance(max_errored), excused=excused, shown=percent
+    ):
+        found.append((codes[failure.gate], failure.line))
+    for _, line in found:
+        say(f"gate failed: {line}")
+    if found:
+        raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
+
+
+def allowance(text: str | None) -> Any:
+    """`--max-errored` parsed (none given: no errored case is allowed), or a one-line error."""
+    from lobrec.core.gates import NO_ERRORS, parse_allowance
+
+    if text is None:
+        return NO_ERRORS
+    try:
+        return parse_allowance(text)
+    except ValueError as exc:
+        raise fail(str(exc)) from None

@@ -18,9 +18,11 @@ from lobrec.cli._shared import (
     JsonOut,
     JunitOut,
     MarkdownOut,
+    MaxErrored,
     SuitePath,
     SummaryOut,
-    check_threshold,
+    allowance,
+    check_gates,
     emit_reports,
     errored_summary,
     fail,
@@ -46,6 +48,7 @@ def rescore_command(
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
+    max_errored: MaxErrored = None,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
@@ -70,6 +73,7 @@ def rescore_command(
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
 
+    allowance(max_errored)  # a bad value stops the command before anything is read
     try:
         suite = only_groups(load_runnable_suite(suite_path), group)
         old = load_runnable_suite(against) if against is not None else None
@@ -99,12 +103,22 @@ def rescore_command(
     for line in errored_summary(outcome.run):
         say(line)
     incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
-    if incomplete:
-        for line in incomplete:
-            say(line)
-        if not allow_stale:
-            raise typer.Exit(Exit.INCOMPLETE)
-    check_threshold(outcome.run, fail_under)
+    for line in incomplete:
+        say(line)
+    failed = []
+    if incomplete and not allow_stale:
+        stale = sum(m.counts.stale + m.counts.unrecorded for m in outcome.run.models)
+        unreadable = sum(len(m.unreadable) for m in outcome.models)
+        counted = [f"{stale} stale or unrecorded"] if stale else []
+        counted += [f"{unreadable} unreadable"] if unreadable else []
+        what = " and ".join(counted) or "cases not re-judged"
+        models = "1 model" if len(incomplete) == 1 else f"{len(incomplete)} models"
+        line = f"{what} cases in {models}, as listed above (--allow-stale accepts them)"
+        failed.append((Exit.INCOMPLETE, line))
+    excused: dict[str, int] = {}
+    for replay in outcome.models:
+        excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
+    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed, excused=excused)
 
 
 def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
