@@ -259,6 +259,40 @@ def report_console(*, stderr: bool = False) -> Any:
     return console
 
 
+def one_stdout(**outputs: str | None) -> None:
+    """Refuse, before anything runs, two reports given `-`: both would write to stdout, interleaved.
+    `outputs` maps each option (`csv` for `--csv`) to its target."""
+    to_stdout = [f"--{name}" for name, target in outputs.items() if target == "-"]
+    if len(to_stdout) > 1:
+        raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
+
+
+def append_report(target: str, text: str) -> None:
+    """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
+    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote. The file is made if it is missing;
+    a link or anything but a regular file is refused."""
+    import os
+    import stat
+
+    if target == "-":
+        write_report(target, text)
+        return
+    flags = (
+        os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    )
+    try:
+        descriptor = os.open(target, flags, 0o644)
+    except OSError as exc:
+        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "ab") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise fail(f"{target}: not a regular file; give the report a file name")
+        try:
+            file.write(text.encode("utf-8"))
+        except OSError as exc:
+            raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+
+
 def write_report(target: str, text: str) -> None:
     """Write a report to a file, or to stdout for `-`."""
     if target == "-":
@@ -338,7 +372,7 @@ def emit_reports(
     if summary_out:
         from lobrec.reports.summary import to_summary
 
-        write_report(summary_out, to_summary(run, suite))
+        append_report(summary_out, to_summary(run, suite))
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
@@ -380,7 +414,8 @@ SummaryOut = Annotated[
     typer.Option(
         "--summary",
         metavar="FILE",
-        help="Write a short Markdown summary for a CI job page here (e.g. $GITHUB_STEP_SUMMARY).",
+        help="Add a short Markdown summary for a CI job page to the end of this file "
+        "(e.g. $GITHUB_STEP_SUMMARY; - for stdout).",
     ),
 ]
 FailUnder = Annotated[

@@ -27,6 +27,7 @@ from lobrec.cli._shared import (
     fail,
     interruptible_reports,
     load_runnable_suite,
+    one_stdout,
     only_groups,
     os_error_line,
     parse_delays,
@@ -131,6 +132,10 @@ def record_command(
 
     delays = parse_delays(retry_delays)
     allowance(max_errored)  # a bad value stops the command before anything is sent
+    one_stdout(
+        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
+    )  # fmt: skip
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
     flags = [

@@ -28,6 +28,7 @@ from lobrec.cli._shared import (
     fail,
     interruptible_reports,
     load_runnable_suite,
+    one_stdout,
     only_groups,
     resume_command,
     run_async,
@@ -74,6 +75,10 @@ def rescore_command(
     from lobrec.reports.progress import RunProgress
 
     allowance(max_errored)  # a bad value stops the command before anything is read
+    one_stdout(
+        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
+    )  # fmt: skip
     try:
         suite = only_groups(load_runnable_suite(suite_path), group)
         old = load_runnable_suite(against) if against is not None else None

@@ -17,7 +17,7 @@ from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, ranked, rate_counts
 from lobrec.reports.export import case_group, case_outcome, step_reasons
-from lobrec.reports.markdown import interval, md, spelled, table
+from lobrec.reports.markdown import interval, md, no_pings, spelled, table
 
 
 def _overall(model: ModelResult) -> list[str]:
@@ -65,7 +65,7 @@ def _details(model: ModelResult, suite: Suite) -> str | None:
         f"({md(group_label(case_group(suite, case)))}): {md(_why(case))}"
         for case in (*failing, *errored)
     ]
-    summary = f"<b>{html.escape(spelled(model.model))}</b>: {heading}"
+    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}"
     return f"<details><summary>{summary}</summary>\n\n" + "\n".join(items) + "\n\n</details>"
 
 
