@@ -205,6 +205,14 @@ def record_command(
                 f"{outcome.not_started} cases were not started. Resume with: {resume}",
             )
         )
+    for stopped, why in outcome.stopped.items():
+        failed.append(
+            (
+                Exit.INCOMPLETE,
+                f"{stopped}: {outcome.unstarted.get(stopped, 0)} cases not started after its first cases "
+                f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
+            )
+        )
     check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed)
 
 
