@@ -133,17 +133,23 @@ def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -
     cases are named with `--case`, which records them whatever their file holds. A model with
     repeated runs gets its line from `_repeated_summary`, run by run.
     """
+    from lobrec.cassettes import MANIFEST
+
     lines = []
     unreadable = {m.model: m.unreadable for m in outcome.models if m.run == 1}
-    whole = {m.model for m in outcome.models if m.run == 1 and m.problem is not None}
+    whole = {m.model: m.directory for m in outcome.models if m.run == 1 and m.problem is not None}
     for result in outcome.run.models:
         if result.repeats is not None:
             runs = [m for m in outcome.models if m.model == result.model]
             lines.extend(_repeated_summary(result, runs, cassettes, suite_path))
             continue
-        if result.model in whole:  # the manifest itself is unusable: record the model again
-            fix = resume_command([result.model], None, cassettes, suite_path, [], missing=False)
-            lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
+        if result.model in whole:  # the manifest itself is unusable: it goes, the cassettes stay
+            fix = resume_command([result.model], None, cassettes, suite_path, [])
+            manifest = whole[result.model] / MANIFEST
+            lines.append(
+                f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
+                f"Remove {manifest}, then record it again with: {fix}"
+            )
             continue
         redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
         bad = unreadable.get(result.model, [])
@@ -166,8 +172,11 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
 
     `--repeat K --missing` records what is unrecorded or stale in any run and never rewrites a
     recorded cassette, so an unreadable cassette (or a run's unusable manifest) is named to be
-    removed first: it is then unrecorded, and the same command records it.
+    removed first: it is then unrecorded (every case of a run without a manifest is), and the same
+    command records it. Nothing else is named: repair advice never removes healthy data.
     """
+    from lobrec.cassettes import MANIFEST
+
     runs = result.repeats.runs
     folders = {replay.run: replay for replay in replays}
     cases = [result.cases, *(entry.cases for entry in result.repeats.per_run[1:])]
@@ -180,7 +189,8 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
             continue
         if replay is not None and replay.problem is not None:
             parts.append(f"run {number}: no case can be re-judged ({replay.problem})")
-            remove.append(str(replay.directory))
+            remove.append(str(replay.directory / MANIFEST))  # never the folder: its cassettes, and
+            # for run 1 every other run's, are healthy
             continue
         redo = [case.id for case in cases[number - 1] if case.status in ("stale", "unrecorded")]
         bad = [] if replay is None else replay.unreadable
