@@ -61,11 +61,12 @@ def md(text: str) -> str:
     return no_pings("".join("\\" + char if char in _SPECIAL else char for char in spelled(text)))
 
 
-_REFERENCE = re.compile(r"(?<!&)(@|#)(?=\w)")
+_REFERENCE = re.compile(r"((?<!\w)@|(?<!&)#)(?=\w)")
 
 
 def no_pings(text: str) -> str:
-    """Escaped `text` with a zero-width space (`&#8203;`) after every `@` or `#` before a word:
+    """Escaped `text` with a zero-width space (`&#8203;`) after every `@` or `#` before a word (an
+    `@` right after a letter or digit, as in `a@b.c` or `pass@3`, is no mention and stays):
     GitHub links `@name` (a mention, which notifies) and `#12` (a cross-reference) on the rendered
     text, after backslash escapes are gone, so only a character between them stops it (as Renovate
     does in the pull requests it writes). The page shows `@name` as it was. A `#` right after `&`

@@ -4,7 +4,7 @@ The bar has a total (cases x runs x models, known once the run has picked its ca
 ETA, and the latest errored case with its reason as it happens. When stderr is not a terminal, a
 line such as `recording: 40/80 done, 1 errored, 8 in flight, $0.0123 spent; last errored: m
 sel-01: step 1: ...` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, at once
-when a case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
+when a live run's case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
 a run that printed any. A `note` (a model that failed fast) is printed at once.
 """
 
@@ -116,7 +116,10 @@ class RunProgress(RunnerProgress):
             self.reasons.add(reason)
         self.spent_usd += math.fsum(call.cost_usd for call in result.api_calls if call.cost_usd is not None)
         self._refresh()
-        if self.plain and (new_reason or self.clock() - self.last_line >= self.plain_every_s):
+        # A live run says at once why a case errored (a rescore's reasons were seen when recorded).
+        if self.plain and (
+            (new_reason and self.spending) or self.clock() - self.last_line >= self.plain_every_s
+        ):
             self._line()
 
     def note(self, message: str) -> None:
