@@ -381,3 +381,13 @@ def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
     suite = draw(suites())
     chosen = draw(st.lists(st.sampled_from(suite.cases), unique_by=lambda case: case.id))
     return suite, [draw(case_result(case)) for case in chosen]
+
+
+# --- gates (lobrec.core.gates) -----------------------------------------------------------------------
+
+allowance_texts = st.one_of(
+    st.integers(0, 100).map(str),
+    st.integers(0, 100).map(lambda n: f"{n}%"),
+    st.tuples(st.integers(0, 99), st.integers(0, 99)).map(lambda pair: f"{pair[0]}.{pair[1]}%"),
+)
+"""`--max-errored` values: a count, a whole percentage, a percentage with decimals."""
