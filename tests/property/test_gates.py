@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lobrec.core.gates import failed_gates, parse_allowance
@@ -28,6 +28,7 @@ def test_an_allowance_allows_what_its_text_says(text: str, errored: int, cases: 
     assert parse_allowance(str(allowance)) == allowance
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)  # suites are big to draw
 @given(suites_and_results(), allowance_texts, st.none() | st.floats(0, 100))
 def test_each_gate_fails_exactly_when_its_rule_does(
     pair: tuple[Suite, list[CaseResult]], text: str, fail_under: float | None
