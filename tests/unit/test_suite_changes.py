@@ -45,7 +45,8 @@ PAIRS = ["1.0.0-1.1.0", "1.1.0-1.2.0"]
 def test_every_consecutive_pair_of_suites_is_pinned() -> None:
     script = _script()
     assert sorted(script.PAIRS) == PAIRS
-    assert script.PAIRS["1.1.0-1.2.0"][1] == ROOT / "suite" / "suite.json"  # the newest pair ends at the current suite
+    # the newest pair ends at the current suite
+    assert script.PAIRS["1.1.0-1.2.0"][1] == ROOT / "suite" / "suite.json"
     assert load_suite(ROOT / "suite" / "suite.json").version == "1.2.0"
 
 
