@@ -476,7 +476,7 @@ def _json_strings(text: str, depth: int) -> Iterator[str]:
         node = stack.pop()
         if isinstance(node, str):
             yield node
-            if depth > 1 and node.lstrip().startswith(("{", "[")):
+            if depth > 1 and node.lstrip().startswith(("{", "[", '"')):
                 yield from _json_strings(node, depth - 1)
         elif isinstance(node, list):
             stack.extend(node)
