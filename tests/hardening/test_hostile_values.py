@@ -145,12 +145,24 @@ def _plant_elapsed(cassette: Path, value: str) -> None:
     cassette.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize(
-    ("value", "refused"),
-    [("1e308", True), ("1.7976931348623157e308", True), ("86400000.001", True), ("86400000", False)],
-    ids=["1e308", "the largest float", "just over a day", "a day"],
-)
-@pytest.mark.parametrize("runs", [1, 2], ids=["one run", "with repeats"])
+ELAPSED_ROWS = [
+    (value, refused, runs)
+    for runs in (1, 2)
+    for value, refused in [
+        ("1e308", True),
+        ("1.7976931348623157e308", True),
+        ("86400000.001", True),
+        ("86400000", False),
+    ]
+]
+ELAPSED_IDS = [
+    f"{name}, {'one run' if runs == 1 else 'with repeats'}"
+    for runs in (1, 2)
+    for name in ("1e308", "the largest float", "just over a day", "a day")
+]
+
+
+@pytest.mark.parametrize(("value", "refused", "runs"), ELAPSED_ROWS, ids=ELAPSED_IDS)
 def test_an_absurd_elapsed_time_errors_only_its_case(
     recorded: tuple[Any, Path], small_suite_path: Path, tmp_path: Path, value: str, refused: bool, runs: int
 ) -> None:
