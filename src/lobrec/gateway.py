@@ -27,6 +27,10 @@ class Gateway:
     def chat_url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    def __post_init__(self) -> None:
+        if self.api_key:  # however the gateway was made: `resolve_gateway` or the library
+            check_key_characters(self.api_key)
+
     def __repr__(self) -> str:  # never show the key
         return f"Gateway(base_url={self.base_url!r}, api_key={'set' if self.api_key else 'unset'})"
 
@@ -60,7 +64,7 @@ def mask_url(url: str) -> str:
     return parts._replace(netloc=netloc, query=query, fragment="").geturl()
 
 
-def _check_key_characters(key: str) -> None:
+def check_key_characters(key: str) -> None:
     """A key is visible ASCII (`!` to `~`): a control character (a stray `\\f` or newline) or a
     non-ASCII one cannot travel in an HTTP header, so every request would fail with an error
     quoting the header, key included. Refused before any request; the message names the character
@@ -101,7 +105,7 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
         )
     key = environ.get(KEY_ENV) or None
     if key is not None:
-        _check_key_characters(key)
+        check_key_characters(key)
     if key is not None and len(key) < MIN_KEY_LENGTH:
         raise ConfigError(
             f"{KEY_ENV} is {len(key)} characters, too short to be a credential "
