@@ -45,6 +45,7 @@ from lobrec.cassettes import (
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
+from lobrec.files import real_folder
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result, rescore_directories
 from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
@@ -168,8 +169,10 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     planned = []
     for model in options.models:
         model_dir = options.cassettes / model_dir_name(model)
+        real_folder(model_dir, options.cassettes, CassetteError, create=False)
         for run in range(1, run_count(options, model_dir) + 1):
             directory = run_folder(model_dir, run)
+            real_folder(directory, options.cassettes, CassetteError, create=False)
             selective = options.missing or options.retry_errored or bool(options.case_ids)
             if options.repeat > 1 and (directory / MANIFEST).exists() and not selective:
                 continue
@@ -365,6 +368,7 @@ async def _record_locked(
             if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
                 continue
             session.runs[(planned.model, planned.run)] = planned
+            real_folder(planned.directory, options.cassettes, CassetteError)
             save_manifest(planned.directory, planned.manifest)
             queue.extend((planned.model, planned.run, case) for case in planned.cases)
         # Run by run, longest cases first: a 4-step chain started last would end the run 3 round

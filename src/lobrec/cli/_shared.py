@@ -254,18 +254,21 @@ def report_console(*, stderr: bool = False) -> Any:
 
 
 def write_report(target: str, text: str) -> None:
-    """Write a report to a file, or to stdout for `-`."""
+    """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
+    device (`lobrec.files.check_output`)."""
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from lobrec.cassettes import write_atomic
+    from lobrec.errors import LobrecError
+    from lobrec.files import check_output, write_atomic
 
     path = Path(target)
-    if path.is_dir():
-        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
     try:
+        check_output(path, LobrecError)
         write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
