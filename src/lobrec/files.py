@@ -161,11 +161,10 @@ def check_output(path: Path, error: type[LobrecError]) -> None:
 def append_output(path: Path, data: bytes, error: type[LobrecError]) -> None:
     """Append to an output file (a CI job summary such as `$GITHUB_STEP_SUMMARY`, which other steps
     write too), never through a link and only to a regular file, created if missing."""
+    check_output(path, error)
     try:
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | NOFOLLOW | NONBLOCK, file_mode())
     except OSError as exc:
-        if os.path.islink(path):
-            raise error(f"{path}: is a symlink; lobrec does not write a report through a link") from None
         raise error(f"{path}: cannot write the report: {exc.strerror or exc}") from None
     with os.fdopen(fd, "wb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
