@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import functools
 import math
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -205,9 +206,12 @@ class _Writer:
     finishing together cost one manifest write. A write already asked for is done even if the run
     is cancelled meanwhile (`close` waits for them all).
 
-    When a manifest cannot be written (a full disk), the cassettes it would have been the first to
-    list are removed again, new files only: a folder never holds a whole cassette its manifest does
-    not list, which rescore would call stale.
+    When a write fails (a full disk), whether a cassette's or a manifest's, the cassettes written
+    since that model's manifest was last written are removed again, new files only (their manifest
+    writes may have been skipped for the one that failed), and nothing more is written for that
+    manifest: every later job of it fails with the same error, and the recorder leaves the last
+    manifest written as it is. A folder never holds a whole cassette its manifest does not list,
+    which rescore would call stale, at any concurrency.
     """
 
     def __init__(self) -> None:
@@ -215,6 +219,8 @@ class _Writer:
         self._newest: dict[Path, int] = {}
         self._unlisted: dict[Path, list[Path]] = {}
         """Per manifest, cassettes written since it was last written that did not exist before."""
+        self.failed: dict[Path, OSError] = {}
+        """Per manifest, the write that failed: nothing more is written for it."""
         self._lock = threading.Lock()
         self._mode = file_mode()
 
@@ -232,22 +238,26 @@ class _Writer:
             raise
 
     def _write(self, cassette: Path, data: bytes, manifest: Path, listing: bytes, version: int) -> None:
-        is_new = not cassette.exists()
-        write_atomic(cassette, data, self._mode)
+        earlier = self.failed.get(manifest)
+        if earlier is not None:
+            raise OSError(earlier.errno, earlier.strerror, earlier.filename)
         unlisted = self._unlisted.setdefault(manifest, [])
-        if is_new:
-            unlisted.append(cassette)
-        with self._lock:
-            newest = self._newest[manifest] == version
-        if newest:
-            try:
+        try:
+            is_new = not os.path.lexists(cassette)
+            write_atomic(cassette, data, self._mode)
+            if is_new:
+                unlisted.append(cassette)
+            with self._lock:
+                newest = self._newest[manifest] == version
+            if newest:
                 write_atomic(manifest, listing, self._mode)
-            except OSError:
-                for path in unlisted:
-                    path.unlink(missing_ok=True)
                 unlisted.clear()
-                raise
+        except OSError as exc:
+            self.failed[manifest] = exc
+            for path in unlisted:
+                path.unlink(missing_ok=True)
             unlisted.clear()
+            raise
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
@@ -383,6 +393,8 @@ async def _record_locked(
             writer.close()
 
     for planned in session.runs.values():
+        if planned.directory / MANIFEST in writer.failed:
+            continue  # the last manifest written lists exactly the cassettes left (`_Writer`)
         if completed:
             planned.manifest.finished_at = _now()
         save_manifest(planned.directory, planned.manifest)
