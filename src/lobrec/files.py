@@ -28,18 +28,22 @@ NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
-def read_capped(path: Path, limit: int, kind: str, error: type[LobrecError]) -> bytes:
-    """Read a regular file, never through a symlink, never more than `limit` bytes.
+def read_capped(
+    path: Path, limit: int, kind: str, error: type[LobrecError], *, follow: bool = False
+) -> bytes:
+    """Read a regular file, never more than `limit` bytes, never a FIFO or device.
 
-    `kind` names the file in messages (`cassette`, `suite file`); `error` is the type raised.
+    `kind` names the file in messages (`cassette`, `suite file`); `error` is the type raised. A
+    symlink is refused unless `follow` (a path the user named, such as `--suite FILE`, may be a
+    link, as the cassettes folder may; nothing found inside a folder is followed).
     """
     try:
         # O_NONBLOCK: opening a FIFO planted as the file would otherwise wait for a writer forever.
-        fd = os.open(path, os.O_RDONLY | NOFOLLOW | NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | (0 if follow else NOFOLLOW) | NONBLOCK)
     except OSError as exc:
-        if exc.errno is not None and os.path.islink(path):
+        if exc.errno is not None and not follow and os.path.islink(path):
             raise error(f"{path}: is a symlink; {kind}s must be regular files") from None
-        raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):  # a directory, FIFO or device planted under the file's name
         os.close(fd)
@@ -54,7 +58,7 @@ def read_capped(path: Path, limit: int, kind: str, error: type[LobrecError]) -> 
             if len(data) > info.st_size:
                 data += handle.read(limit + 1 - len(data))
         except OSError as exc:
-            raise error(f"{path}: cannot read: {exc.strerror or exc}") from None
+            raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
     if len(data) > limit:
         raise error(f"{path}: over the {limit}-byte {kind} limit")
     return data

@@ -14,6 +14,9 @@ import typer
 
 from lobrec.cli._shared import Exit, fail, report_console, write_report
 
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+"""A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
+
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult
     from lobrec.core.suite import Suite
@@ -28,6 +31,7 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
     from lobrec.cassettes import MANIFEST
     from lobrec.core.results import decode_results
     from lobrec.errors import LobrecError
+    from lobrec.files import read_capped
     from lobrec.replay import rescore_directories
     from lobrec.suite_file import load_suite
 
@@ -39,10 +43,9 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
         suite: Suite = load_suite(suite_path)
         (model,) = asyncio.run(rescore_directories(suite, [path])).run.models
         return model
+    data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
     try:
-        run = decode_results(path.read_bytes())
-    except OSError as exc:
-        raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        run = decode_results(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
     if len(run.models) != 1:

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from lobrec.core.jsonvalue import too_deep
+
 RESULTS_FORMAT = 1
 
 CaseStatus = Literal["scored", "errored", "stale", "unrecorded"]
@@ -256,6 +258,11 @@ class RunResult(Record, kw_only=True):
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(RunResult)
 
+MAX_RESULTS_DEPTH = 200
+"""How deeply a results file may nest: a results entry is a dozen levels, plus a mismatch's
+expected or got value (a suite value nests at most `suite.MAX_DEPTH`). msgspec recurses once per
+level, so a file nested 100,000 deep is refused by a scan of its text before it is decoded."""
+
 
 def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
@@ -271,4 +278,9 @@ def encode_results(run: RunResult) -> bytes:
 
 
 def decode_results(data: bytes) -> RunResult:
+    """A results file, strictly decoded; msgspec's ValidationError or DecodeError when it is not
+    one (a file nested deeper than `MAX_RESULTS_DEPTH` is a ValidationError, never a RecursionError)."""
+    deep = too_deep(data, MAX_RESULTS_DEPTH)
+    if deep is not None:
+        raise msgspec.ValidationError(f"nested more than {MAX_RESULTS_DEPTH} levels deep (byte {deep})")
     return _decoder.decode(data)
