@@ -67,6 +67,26 @@ class StepVerdict(Record, kw_only=True):
     """For a passing call step: for each expected call, the index of the model's call matched to it."""
 
 
+MAX_CASE_BYTES = 256 * 1024
+"""What one case may keep of the model's replies in the results (its step verdicts, as JSON).
+
+A reply may be up to 4 MiB (`transport.MAX_REPLY_BYTES`) and is kept whole in its cassette; a
+results entry is read by every report and export, and 80 cases of 4 MiB each, kept as text,
+parsed and reported, would cost gigabytes. A case whose verdicts pass this is errored instead
+(`oversized`), with the size in its reason. An ordinary case keeps a few kilobytes."""
+
+
+def oversized(verdicts: list[StepVerdict]) -> str | None:
+    """Why these step verdicts are too large to keep (`MAX_CASE_BYTES`), or None."""
+    size = sum(len(_encoder.encode(verdict)) for verdict in verdicts)
+    if size <= MAX_CASE_BYTES:
+        return None
+    return (
+        f"step {len(verdicts)}: the replies would take {size} bytes in the results, over the "
+        f"{MAX_CASE_BYTES} bytes a case keeps; the cassette holds them whole"
+    )
+
+
 class ApiCall(Record, kw_only=True):
     """One HTTP attempt, from the runner's point of view (retries included)."""
 
