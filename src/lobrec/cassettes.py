@@ -312,16 +312,38 @@ def run_directories(model_dir: Path) -> list[Path]:
     K is the highest run folder present (1 without `runs/`). A folder missing between 2 and K is
     still listed, as a path that does not exist: that run counts with every case unrecorded, so a
     gap never shifts run numbers. Entries that are not runs (a file, a symlink, `runs/01`, `runs/1`)
-    are left to `lobrec audit` to report.
+    are left to `lobrec audit` to report. More than `MAX_MISSING_RUNS` missing is a CassetteError
+    (`run_gap_problem`): a lone `runs/1000/` would otherwise mean 999 runs to score and record.
     """
     runs = model_dir / RUNS_DIR
-    highest = 1
+    present = []
     if runs.is_dir() and not runs.is_symlink():
         for entry in runs.iterdir():
             number = run_number(entry.name)
             if number is not None and entry.is_dir() and not entry.is_symlink():
-                highest = max(highest, number)
-    return [run_folder(model_dir, number) for number in range(1, highest + 1)]
+                present.append(number)
+    problem = run_gap_problem(runs, present)
+    if problem is not None:
+        raise CassetteError(problem)
+    return [run_folder(model_dir, number) for number in range(1, max(present, default=1) + 1)]
+
+
+MAX_MISSING_RUNS = 10
+"""Run folders that may be missing below the highest: each counts as a run with every case
+unrecorded, which rescore scores and `record --missing` records, so the count is capped: an 18 KB
+`runs/1000/manifest.json` committed alone cost a gigabyte and planned 80,000 requests."""
+
+
+def run_gap_problem(runs: Path, present: list[int]) -> str | None:
+    """Why the run folders `present` (numbers, 2..MAX_RUNS) under `runs` cannot be used, or None."""
+    highest = max(present, default=1)
+    missing = highest - 1 - len(set(present))
+    if missing <= MAX_MISSING_RUNS:
+        return None
+    return (
+        f"{runs}: the highest run folder is {highest}, but {missing} of runs 2 to {highest} are missing "
+        f"(at most {MAX_MISSING_RUNS} may be); remove the stray run folders, or record the runs"
+    )
 
 
 def run_folder(model_dir: Path, number: int) -> Path:
