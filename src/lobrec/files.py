@@ -122,7 +122,9 @@ def real_folder(folder: Path, below: Path, error: type[LobrecError], *, create: 
         except FileNotFoundError:
             return
         if stat.S_ISLNK(info.st_mode):
-            raise error(f"{current}: is a symlink; lobrec never writes through a link below the cassettes folder")
+            raise error(
+                f"{current}: is a symlink; lobrec never writes through a link below the cassettes folder"
+            )
         if not stat.S_ISDIR(info.st_mode):
             raise error(f"{current}: not a folder")
 
@@ -155,7 +157,10 @@ def check_output(path: Path, error: type[LobrecError]) -> None:
     except OSError as exc:
         raise error(f"{path}: cannot write the report: {exc.strerror or exc}") from None
     if stat.S_ISLNK(info.st_mode):
-        raise error(f"{path}: is a symlink; lobrec does not write a report through a link (give the file it points to, or - for stdout)")
+        raise error(
+            f"{path}: is a symlink; lobrec does not write a report through a link "
+            "(give the file it points to, or - for stdout)"
+        )
     if stat.S_ISDIR(info.st_mode):
         raise error(f"{path}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
     if not stat.S_ISREG(info.st_mode):

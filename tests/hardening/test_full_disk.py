@@ -12,11 +12,11 @@ then each case's cassette and the manifest listing it, in the order the recorder
 from __future__ import annotations
 
 import errno
-import time
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +71,12 @@ def _case_ids(files: list[Path]) -> set[str]:
 
 
 def _record(gateway: Any, cassettes: Path, *extra: str) -> Any:
+    return _record_at(gateway, cassettes, "1", *extra)
+
+
+def _record_at(gateway: Any, cassettes: Path, concurrency: str, *extra: str) -> Any:
     args = ["record", "--model", MODEL, "--base-url", gateway.url, "--suite", str(gateway.suite_path)]
-    args += ["--cassettes", str(cassettes), "--concurrency", "1", "--retry-delays", "0", *extra]
+    args += ["--cassettes", str(cassettes), "--concurrency", concurrency, "--retry-delays", "0", *extra]
     return CliRunner().invoke(app, args)
 
 
@@ -207,10 +211,7 @@ def test_a_full_disk_at_concurrency_4_leaves_every_whole_cassette_listed(
     directory = cassettes / model_dir_name(MODEL)
     disk = SlowFullDisk(fail_at)
     monkeypatch.setattr(os, "fsync", disk)
-    args = ["record", "--model", MODEL, "--base-url", fake_gateway.url, "--suite", str(fake_gateway.suite_path)]
-    args += ["--cassettes", str(cassettes), "--concurrency", "4", "--retry-delays", "0"]
-
-    result = CliRunner().invoke(app, args)
+    result = _record_at(fake_gateway, cassettes, "4")
 
     present, listed = _whole(directory)
     assert present == listed
@@ -218,4 +219,5 @@ def test_a_full_disk_at_concurrency_4_leaves_every_whole_cassette_listed(
         assert result.exit_code == 0 and len(listed) == len(load_suite(fake_gateway.suite_path).cases)
         return
     assert result.exit_code == 2
-    assert result.stderr.count("\n") == 1 and result.stderr.endswith(f": {NO_SPACE}; nothing partial was left behind\n")
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.endswith(f": {NO_SPACE}; nothing partial was left behind\n")

@@ -127,7 +127,8 @@ def test_an_output_path_that_is_a_symlink_is_refused_in_one_line(
     outside = tmp_path / "outside"
     _plant(link, outside, target)
 
-    result = CliRunner().invoke(app, ["rescore", str(recording), "--suite", str(small_suite_path), option, str(link)])
+    args = ["rescore", str(recording), "--suite", str(small_suite_path), option, str(link)]
+    result = CliRunner().invoke(app, args)
 
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (
         2,
