@@ -52,6 +52,7 @@ from lobrec.cassettes import (
     model_from_dir_name,
     not_one_model,
     read_capped,
+    run_gap_problem,
     run_number,
 )
 from lobrec.core.suite import SEMVER
@@ -241,6 +242,10 @@ def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: 
             numbers.append(number)
             yield from _model_directory(entry, exact, suite_version, owner)
     present = set(numbers)
+    too_many = run_gap_problem(runs, numbers)
+    if too_many is not None:
+        yield Finding(runs, too_many.removeprefix(f"{runs}: "))
+        return
     for missing in range(2, max(numbers, default=1)):
         if missing not in present:
             yield Finding(

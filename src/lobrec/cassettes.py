@@ -25,8 +25,6 @@ import fcntl
 import hashlib
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,9 +32,12 @@ from urllib.parse import quote, unquote
 
 import msgspec
 
+from lobrec import files
 from lobrec.core.jsonvalue import duplicate_key
 from lobrec.core.suite import Case, Suite, case_id_problem, shown_id
 from lobrec.errors import CassetteError, ConfigError
+from lobrec.files import file_mode as file_mode  # re-exported: the recorder imports them here
+from lobrec.files import write_atomic as write_atomic
 
 MAX_CASSETTE_BYTES = 16 * 1024 * 1024
 """A cassette larger than this is refused unread (a reply is capped well below it)."""
@@ -156,69 +157,8 @@ def encode_pretty(value: Any) -> bytes:
 
 
 def read_capped(path: Path, limit: int = MAX_CASSETTE_BYTES) -> bytes:
-    """Read a regular file, never through a symlink, never more than `limit` bytes."""
-    try:
-        # O_NONBLOCK: opening a FIFO planted as a cassette would otherwise wait for a writer forever.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        if exc.errno is not None and os.path.islink(path):
-            raise CassetteError(f"{path}: is a symlink; cassettes must be regular files") from None
-        raise CassetteError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):  # a directory, FIFO or device planted under a cassette's name
-        os.close(fd)
-        raise CassetteError(f"{path}: not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        if info.st_size > limit:
-            raise CassetteError(f"{path}: {info.st_size} bytes is over the {limit}-byte cassette limit")
-        # Read the announced size (and a byte more, to notice growth), never `limit` at once: that
-        # allocates `limit` bytes up front, and made reading a small cassette four times slower.
-        data = handle.read(info.st_size + 1)
-        if len(data) > info.st_size:
-            data += handle.read(limit + 1 - len(data))
-    if len(data) > limit:
-        raise CassetteError(f"{path}: over the {limit}-byte cassette limit")
-    return data
-
-
-def file_mode() -> int:
-    """The mode an ordinary write would give a new file: 0666 less the umask.
-
-    Reading the umask means setting it for a moment, which is process-wide: a thread that writes
-    files (the recorder's writer) asks for the mode here, on the main thread, once.
-    """
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temporary file in the same folder, fsync, then rename: never a half file.
-
-    mkstemp creates the file 0600; it gets the mode an ordinary write would (`file_mode`, unless
-    given), so a shared cassettes folder stays readable by whoever the umask allows.
-
-    A failed write (a full disk, a read-only folder) raises OSError naming `path`, never the
-    temporary file nor no file at all (`write` and `fsync` name none), so the one line a command
-    prints says which file could not be written; the temporary file is removed.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = None
-    try:
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(fd, file_mode() if mode is None else mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException as exc:
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-        if isinstance(exc, OSError) and exc.errno is not None and exc.filename != str(path):
-            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
-        raise
+    """Read a cassette or manifest: a regular file, never through a symlink, at most `limit` bytes."""
+    return files.read_capped(path, limit, "cassette", CassetteError)
 
 
 @contextlib.contextmanager
@@ -230,10 +170,11 @@ def writer_lock(directory: Path) -> Iterator[None]:
     kernel when the process ends however it ends, so a killed run never leaves the directory
     locked; a run that ends normally also removes the file, so nothing is left to commit.
     """
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.parent.mkdir(parents=True, exist_ok=True)  # the cassettes folder, as the user named it
+    files.real_folder(directory, directory.parent, CassetteError)
     path = directory / LOCK
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = files.open_lock_file(path, CassetteError)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -244,7 +185,7 @@ def writer_lock(directory: Path) -> Iterator[None]:
                 "wait for it to finish, or record other models"
             ) from None
         try:
-            current = os.stat(path)
+            current = os.lstat(path)
         except FileNotFoundError:
             current = None
         if current is not None and current.st_ino == os.fstat(fd).st_ino:
@@ -377,16 +318,38 @@ def run_directories(model_dir: Path) -> list[Path]:
     K is the highest run folder present (1 without `runs/`). A folder missing between 2 and K is
     still listed, as a path that does not exist: that run counts with every case unrecorded, so a
     gap never shifts run numbers. Entries that are not runs (a file, a symlink, `runs/01`, `runs/1`)
-    are left to `lobrec audit` to report.
+    are left to `lobrec audit` to report. More than `MAX_MISSING_RUNS` missing is a CassetteError
+    (`run_gap_problem`): a lone `runs/1000/` would otherwise mean 999 runs to score and record.
     """
     runs = model_dir / RUNS_DIR
-    highest = 1
+    present = []
     if runs.is_dir() and not runs.is_symlink():
         for entry in runs.iterdir():
             number = run_number(entry.name)
             if number is not None and entry.is_dir() and not entry.is_symlink():
-                highest = max(highest, number)
-    return [run_folder(model_dir, number) for number in range(1, highest + 1)]
+                present.append(number)
+    problem = run_gap_problem(runs, present)
+    if problem is not None:
+        raise CassetteError(problem)
+    return [run_folder(model_dir, number) for number in range(1, max(present, default=1) + 1)]
+
+
+MAX_MISSING_RUNS = 10
+"""Run folders that may be missing below the highest: each counts as a run with every case
+unrecorded, which rescore scores and `record --missing` records, so the count is capped: an 18 KB
+`runs/1000/manifest.json` committed alone cost a gigabyte and planned 80,000 requests."""
+
+
+def run_gap_problem(runs: Path, present: list[int]) -> str | None:
+    """Why the run folders `present` (numbers, 2..MAX_RUNS) under `runs` cannot be used, or None."""
+    highest = max(present, default=1)
+    missing = highest - 1 - len(set(present))
+    if missing <= MAX_MISSING_RUNS:
+        return None
+    return (
+        f"{runs}: the highest run folder is {highest}, but {missing} of runs 2 to {highest} are missing "
+        f"(at most {MAX_MISSING_RUNS} may be); remove the stray run folders, or record the runs"
+    )
 
 
 def run_folder(model_dir: Path, number: int) -> Path:

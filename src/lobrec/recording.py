@@ -16,6 +16,7 @@ import contextlib
 import datetime as dt
 import functools
 import math
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from lobrec.cassettes import (
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
+from lobrec.files import real_folder
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result, rescore_directories
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
@@ -180,8 +182,10 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     planned = []
     for model in options.models:
         model_dir = options.cassettes / model_dir_name(model)
+        real_folder(model_dir, options.cassettes, CassetteError, create=False)
         for run in range(1, run_count(options, model_dir) + 1):
             directory = run_folder(model_dir, run)
+            real_folder(directory, options.cassettes, CassetteError, create=False)
             selective = options.missing or options.retry_errored or bool(options.case_ids)
             if options.repeat > 1 and (directory / MANIFEST).exists() and not selective:
                 continue
@@ -214,9 +218,12 @@ class _Writer:
     finishing together cost one manifest write. A write already asked for is done even if the run
     is cancelled meanwhile (`close` waits for them all).
 
-    When a manifest cannot be written (a full disk), the cassettes it would have been the first to
-    list are removed again, new files only: a folder never holds a whole cassette its manifest does
-    not list, which rescore would call stale.
+    When a write fails (a full disk), whether a cassette's or a manifest's, the cassettes written
+    since that model's manifest was last written are removed again, new files only (their manifest
+    writes may have been skipped for the one that failed), and nothing more is written for that
+    manifest: every later job of it fails with the same error, and the recorder leaves the last
+    manifest written as it is. A folder never holds a whole cassette its manifest does not list,
+    which rescore would call stale, at any concurrency.
     """
 
     def __init__(self) -> None:
@@ -224,6 +231,8 @@ class _Writer:
         self._newest: dict[Path, int] = {}
         self._unlisted: dict[Path, list[Path]] = {}
         """Per manifest, cassettes written since it was last written that did not exist before."""
+        self.failed: dict[Path, OSError] = {}
+        """Per manifest, the write that failed: nothing more is written for it."""
         self._lock = threading.Lock()
         self._mode = file_mode()
 
@@ -241,22 +250,26 @@ class _Writer:
             raise
 
     def _write(self, cassette: Path, data: bytes, manifest: Path, listing: bytes, version: int) -> None:
-        is_new = not cassette.exists()
-        write_atomic(cassette, data, self._mode)
+        earlier = self.failed.get(manifest)
+        if earlier is not None:
+            raise OSError(earlier.errno, earlier.strerror, earlier.filename)
         unlisted = self._unlisted.setdefault(manifest, [])
-        if is_new:
-            unlisted.append(cassette)
-        with self._lock:
-            newest = self._newest[manifest] == version
-        if newest:
-            try:
+        try:
+            is_new = not os.path.lexists(cassette)
+            write_atomic(cassette, data, self._mode)
+            if is_new:
+                unlisted.append(cassette)
+            with self._lock:
+                newest = self._newest[manifest] == version
+            if newest:
                 write_atomic(manifest, listing, self._mode)
-            except OSError:
-                for path in unlisted:
-                    path.unlink(missing_ok=True)
                 unlisted.clear()
-                raise
+        except OSError as exc:
+            self.failed[manifest] = exc
+            for path in unlisted:
+                path.unlink(missing_ok=True)
             unlisted.clear()
+            raise
 
     def close(self) -> None:
         self._thread.shutdown(wait=True)
@@ -430,6 +443,7 @@ async def _record_locked(
             if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
                 continue
             session.runs[(planned.model, planned.run)] = planned
+            real_folder(planned.directory, options.cassettes, CassetteError)
             save_manifest(planned.directory, planned.manifest)
             queue.extend((planned.model, planned.run, case) for case in planned.cases)
         # Run by run, longest cases first: a 4-step chain started last would end the run 3 round
@@ -444,6 +458,8 @@ async def _record_locked(
             writer.close()
 
     for planned in session.runs.values():
+        if planned.directory / MANIFEST in writer.failed:
+            continue  # the last manifest written lists exactly the cassettes left (`_Writer`)
         if completed:
             planned.manifest.finished_at = _now()
         save_manifest(planned.directory, planned.manifest)

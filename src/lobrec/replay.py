@@ -136,10 +136,16 @@ def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
 
 def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:
     """Every run of a model folder, run 1 first (`cassettes.run_directories`), each opened on its own:
-    a bad run manifest errors that run's cases only."""
+    a bad run manifest errors that run's cases only; run folders that cannot be used (too many
+    missing) error every case of the model, with the reason."""
+    try:
+        directories = run_directories(model_dir)
+    except CassetteError as exc:
+        fallback = model_from_dir_name(model_dir.name)
+        return [ReplayModel(model=fallback, directory=model_dir, manifest=None, problem=str(exc))]
     return [
         _open_run(directory, suite, model_dir.name, number)
-        for number, directory in enumerate(run_directories(model_dir), start=1)
+        for number, directory in enumerate(directories, start=1)
     ]
 
 

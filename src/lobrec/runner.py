@@ -23,7 +23,7 @@ import msgspec
 
 from lobrec.core import wire
 from lobrec.core.judge import judge_step
-from lobrec.core.results import ApiCall, CaseResult, StepVerdict
+from lobrec.core.results import ApiCall, CaseResult, StepVerdict, oversized
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
 from lobrec.exchange import TIMED_OUT, Answer, Exchange, failure_kind
@@ -235,6 +235,10 @@ async def run_case(
         attempts[-1] = _judged(attempts[-1], reply.model)
         verdict = judge_step(step, reply, offered, index)
         verdicts.append(verdict)
+        too_large = oversized(verdicts)
+        if too_large is not None:  # errored, and its verdicts dropped: they are what is too large
+            verdicts.clear()
+            return result("errored", too_large)
         if not verdict.passed or index == len(case.steps) - 1 or not isinstance(step, CallStep):
             break
         messages = _next_messages(messages, step, reply, verdict)

@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +71,12 @@ def _case_ids(files: list[Path]) -> set[str]:
 
 
 def _record(gateway: Any, cassettes: Path, *extra: str) -> Any:
+    return _record_at(gateway, cassettes, "1", *extra)
+
+
+def _record_at(gateway: Any, cassettes: Path, concurrency: str, *extra: str) -> Any:
     args = ["record", "--model", MODEL, "--base-url", gateway.url, "--suite", str(gateway.suite_path)]
-    args += ["--cassettes", str(cassettes), "--concurrency", "1", "--retry-delays", "0", *extra]
+    args += ["--cassettes", str(cassettes), "--concurrency", concurrency, "--retry-delays", "0", *extra]
     return CliRunner().invoke(app, args)
 
 
@@ -185,3 +190,34 @@ def test_a_full_disk_with_writes_queued_prints_only_one_line(tmp_path: Path, fak
     assert len(lines) == 1, lines[:8]
     assert lines[0].startswith(f"lobrec: {cassettes / model_dir_name(MODEL)}/")
     assert lines[0].endswith(f": {NO_SPACE}; nothing partial was left behind")
+
+
+class SlowFullDisk(FullDisk):
+    """As FullDisk, each write slowed down so the cases finishing meanwhile queue theirs behind it."""
+
+    def __call__(self, fd: int) -> None:
+        time.sleep(0.05)
+        super().__call__(fd)
+
+
+@pytest.mark.parametrize("fail_at", list(range(2, 12)), ids=[f"write {n}" for n in range(2, 12)])
+def test_a_full_disk_at_concurrency_4_leaves_every_whole_cassette_listed(
+    tmp_path: Path, fake_gateway: Any, monkeypatch: pytest.MonkeyPatch, fail_at: int
+) -> None:
+    """Issue 25, defect 6: with writes queued, a case skips its manifest write when a newer one is
+    queued; when that newer one failed, the earlier cassettes were left whole and unlisted. At any
+    write the disk fills, the folder holds exactly the cassettes its manifest lists."""
+    cassettes = tmp_path / "cassettes"
+    directory = cassettes / model_dir_name(MODEL)
+    disk = SlowFullDisk(fail_at)
+    monkeypatch.setattr(os, "fsync", disk)
+    result = _record_at(fake_gateway, cassettes, "4")
+
+    present, listed = _whole(directory)
+    assert present == listed
+    if disk.calls < fail_at:  # the manifest writes skipped left fewer writes than that: no failure
+        assert result.exit_code == 0 and len(listed) == len(load_suite(fake_gateway.suite_path).cases)
+        return
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.endswith(f": {NO_SPACE}; nothing partial was left behind\n")

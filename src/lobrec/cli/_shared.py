@@ -269,32 +269,22 @@ def one_stdout(**outputs: str | None) -> None:
 
 def append_report(target: str, text: str) -> None:
     """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
-    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote. The file is made if it is missing;
-    a link or anything but a regular file is refused."""
-    import os
-    import stat
+    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote (`lobrec.files.append_output`)."""
+    from lobrec.errors import LobrecError
+    from lobrec.files import append_output
 
     if target == "-":
         write_report(target, text)
         return
-    flags = (
-        os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    )
-    try:
-        descriptor = os.open(target, flags, 0o644)
-    except OSError as exc:
-        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
-    with os.fdopen(descriptor, "ab") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise fail(f"{target}: not a regular file; give the report a file name")
-        try:
-            file.write(text.encode("utf-8", "backslashreplace"))  # as `write_report` spells a surrogate
-        except OSError as exc:
-            raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+    try:  # a lone surrogate is spelled out, as `write_report` spells it
+        append_output(Path(target), text.encode("utf-8", "backslashreplace"), LobrecError)
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
 
 
 def write_report(target: str, text: str) -> None:
-    """Write a report to a file, or to stdout for `-`."""
+    """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
+    device (`lobrec.files.check_output`)."""
     # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
     # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
     data = text.encode("utf-8", "backslashreplace")
@@ -303,13 +293,15 @@ def write_report(target: str, text: str) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    from lobrec.cassettes import write_atomic
+    from lobrec.errors import LobrecError
+    from lobrec.files import check_output, write_atomic
 
     path = Path(target)
-    if path.is_dir():
-        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
     try:
+        check_output(path, LobrecError)
         write_atomic(path, data)  # a kill mid-write leaves no half report
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
@@ -509,9 +501,15 @@ def errored_summary(run: RunResult) -> list[str]:
     lines = []
     for model in run.models:
         by_reason: dict[str, list[str]] = {}
-        for case in model.cases:
-            if case.status == "errored":
-                by_reason.setdefault(case.reason or "no reason recorded", []).append(case.id)
+        # every run of a repeated model: a case that errored only in run 2 is named too
+        runs = [(1, model.cases)]
+        if model.repeats is not None:
+            runs += [(per_run.run, per_run.cases) for per_run in model.repeats.per_run if per_run.run > 1]
+        for number, cases in runs:
+            for case in cases:
+                if case.status == "errored":
+                    label = case.id if number == 1 else f"{case.id} (run {number})"
+                    by_reason.setdefault(case.reason or "no reason recorded", []).append(label)
         for reason, ids in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
             shown = ", ".join(ids[:SHOWN_IDS])
             more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""

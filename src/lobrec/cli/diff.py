@@ -15,6 +15,9 @@ import typer
 
 from lobrec.cli._shared import Exit, fail, report_console, write_report
 
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+"""A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
+
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult
     from lobrec.core.suite import Suite
@@ -33,6 +36,7 @@ def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> 
     from lobrec.cassettes import MANIFEST, model_dir_name
     from lobrec.core.results import decode_results
     from lobrec.errors import LobrecError
+    from lobrec.files import read_capped
     from lobrec.replay import rescore_directories
     from lobrec.suite_file import load_suite
 
@@ -50,10 +54,9 @@ def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> 
         if model is not None and found.model != model:
             raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
         return found
+    data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
     try:
-        run = decode_results(path.read_bytes())
-    except OSError as exc:
-        raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        run = decode_results(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
     names = ", ".join(m.model for m in run.models) or "none"

@@ -221,9 +221,9 @@ def metric_deltas(a: ModelResult, b: ModelResult) -> list[MetricDelta]:
 
 
 def _overall_sd(model: ModelResult) -> float | None:
-    if model.repeats is not None:
-        return model.repeats.spread["overall"].sd
-    return None
+    # `.get`: a results file read by `diff` may lack the entry; its spread is then unknown.
+    overall = model.repeats.spread.get("overall") if model.repeats is not None else None
+    return None if overall is None else overall.sd
 
 
 def spread_sentence(delta: float | None, spread: float | None) -> str:

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from lobrec.core.jsonvalue import too_deep
+
 RESULTS_FORMAT = 1
 
 CaseStatus = Literal["scored", "errored", "stale", "unrecorded"]
@@ -63,6 +65,26 @@ class StepVerdict(Record, kw_only=True):
     quirks: list[str] = []
     """Tolerances the step's reply leaned on (its calls' quirks, or "content filter")."""
     """For a passing call step: for each expected call, the index of the model's call matched to it."""
+
+
+MAX_CASE_BYTES = 256 * 1024
+"""What one case may keep of the model's replies in the results (its step verdicts, as JSON).
+
+A reply may be up to 4 MiB (`transport.MAX_REPLY_BYTES`) and is kept whole in its cassette; a
+results entry is read by every report and export, and 80 cases of 4 MiB each, kept as text,
+parsed and reported, would cost gigabytes. A case whose verdicts pass this is errored instead
+(`oversized`), with the size in its reason. An ordinary case keeps a few kilobytes."""
+
+
+def oversized(verdicts: list[StepVerdict]) -> str | None:
+    """Why these step verdicts are too large to keep (`MAX_CASE_BYTES`), or None."""
+    size = sum(len(_encoder.encode(verdict)) for verdict in verdicts)
+    if size <= MAX_CASE_BYTES:
+        return None
+    return (
+        f"step {len(verdicts)}: the replies would take {size} bytes in the results, over the "
+        f"{MAX_CASE_BYTES} bytes a case keeps; the cassette holds them whole"
+    )
 
 
 class ApiCall(Record, kw_only=True):
@@ -256,6 +278,11 @@ class RunResult(Record, kw_only=True):
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(RunResult)
 
+MAX_RESULTS_DEPTH = 200
+"""How deeply a results file may nest: a results entry is a dozen levels, plus a mismatch's
+expected or got value (a suite value nests at most `suite.MAX_DEPTH`). msgspec recurses once per
+level, so a file nested 100,000 deep is refused by a scan of its text before it is decoded."""
+
 
 def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
@@ -271,4 +298,9 @@ def encode_results(run: RunResult) -> bytes:
 
 
 def decode_results(data: bytes) -> RunResult:
+    """A results file, strictly decoded; msgspec's ValidationError or DecodeError when it is not
+    one (a file nested deeper than `MAX_RESULTS_DEPTH` is a ValidationError, never a RecursionError)."""
+    deep = too_deep(data, MAX_RESULTS_DEPTH)
+    if deep is not None:
+        raise msgspec.ValidationError(f"nested more than {MAX_RESULTS_DEPTH} levels deep (byte {deep})")
     return _decoder.decode(data)
