@@ -73,7 +73,10 @@ class ApiCall(Record, kw_only=True):
     status: int | None
     """HTTP status, or None when the request did not complete."""
     error: str | None = None
-    latency_ms: float
+    latency_ms: float | None
+    """The wall time the runner measured, in ms; null when the attempt was not timed (an answer lobrec
+    itself refused: too large, not text, holding the key). 0.0 is a measure (a connection refused at
+    once), never a stand-in for "not timed"; results files before round three wrote 0 for both."""
     cost_usd: float | None = None
     judged: bool = False
     """This attempt's answer was the one judged (or errored the case): the last attempt of a step."""
@@ -118,7 +121,7 @@ class Metrics(Record, kw_only=True):
     latency_p50_judged_ms: float | None = None
     """The median of the judged attempts of scored cases only (the figure before suite 1.1.0)."""
     unpriced_calls: list[str] = []
-    """The 200 answers without a price ("case-id step N attempt M"); any one hides the cost."""
+    """The 2xx answers without a price ("case-id step N attempt M"); any one hides the cost."""
 
 
 class Counts(Record, kw_only=True):

@@ -219,17 +219,23 @@ def _text(message: dict[str, Any]) -> str | None:
     return refusal if isinstance(refusal, str) and refusal else None
 
 
-def parse_completion(body: bytes) -> Reply:
-    """Read a 200 body as a chat completion; raise GatewayError when it is not one."""
+def is_success(status: int) -> bool:
+    """A 2xx: the gateway's success, whose body is the model's completion (a 201 or 203 as a 200)."""
+    return 200 <= status <= 299
+
+
+def parse_completion(body: bytes, status: int = 200) -> Reply:
+    """Read a 2xx body as a chat completion; raise GatewayError when it is not one (a 204's empty
+    body included: the gateway's fault, not the model's)."""
     try:
         data = _loads(body, mark_duplicates=True)
     except (ValueError, RecursionError):
-        raise GatewayError(f"the gateway's 200 body is not JSON ({len(body)} bytes)") from None
+        raise GatewayError(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
     if not isinstance(data, dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (not an object)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (not an object)")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (no choices)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (no choices)")
     message = choices[0].get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
     if message is None and choices[0].get("finish_reason") == "content_filter":
@@ -241,7 +247,7 @@ def parse_completion(body: bytes) -> Reply:
             quirks=[QUIRK_CONTENT_FILTER],
         )
     if not isinstance(message, dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (no message)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (no message)")
     content = _text(message)
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
