@@ -204,3 +204,149 @@ def test_an_answer_lobrec_refused_is_not_timed() -> None:
     assert result.status == "errored"
     assert [call.latency_ms for call in result.api_calls] == [None]
     assert b'"latency_ms":null' in msgspec.json.encode(result)
+
+
+# --- 6. a provider's refusal never decides the verdict -------------------------------------------------
+
+
+def refusal(generation: Any, *, present: bool = True) -> bytes:
+    """Groq's 400 `tool_use_failed`, carrying the model's output in `failed_generation`."""
+    error: dict[str, Any] = {
+        "message": "Tool call validation failed: parameters did not match schema",
+        "type": "invalid_request_error",
+        "code": "tool_use_failed",
+    }
+    if present:
+        error["failed_generation"] = generation
+    return json.dumps({"error": error}).encode()
+
+
+def test_a_refused_call_that_passes_our_checks_passes_live_and_replayed() -> None:
+    body = refusal('{"name": "read_file", "arguments": {"path": "README.md"}}')
+    result, seen = run_live_and_replay("sel-01", [(400, body)])
+    assert result.status == "scored" and result.passed
+    step = result.steps[0]
+    assert step.calls[0].schema_valid is True
+    assert step.quirks == ["arguments as an object", "call rejected by the provider"]
+    assert [(call.status, call.judged) for call in result.api_calls] == [(400, True)]
+    assert len(seen) == 1
+
+
+def test_a_refused_call_with_string_arguments_is_read_as_any_call() -> None:
+    body = refusal('{"name": "read_file", "arguments": "{\\"path\\": \\"README.md\\"}"}')
+    result, _ = run_live_and_replay("sel-01", [(400, body)])
+    assert result.passed and result.steps[0].quirks == ["call rejected by the provider"]
+    assert result.steps[0].calls[0].arguments == '{"path": "README.md"}'
+
+
+def test_a_chain_goes_on_after_a_refused_call_that_passes_and_echoes_it() -> None:
+    first = refusal('{"name": "search_code", "arguments": {"query": "def parse_config"}}')
+    second = completion([("read_file", '{"path": "src/config.py"}')])
+    third = completion([("send_slack", '{"channel": "#dev", "text": "in src/config.py"}')])
+    result, seen = run_live_and_replay("chain-01", [(400, first), (200, second), (200, third)])
+    assert result.status == "scored" and result.passed
+    echoed = json.loads(seen[1])["messages"][-2]
+    assert echoed["role"] == "assistant"
+    assert echoed["tool_calls"] == [
+        {
+            "type": "function",
+            "function": {"name": "search_code", "arguments": {"query": "def parse_config"}},
+            "id": "call_0",
+        }
+    ]
+
+
+def test_an_empty_list_or_empty_text_is_no_call_not_a_made_up_tool() -> None:
+    for generation in ("[]", "", "  ", []):
+        result, _ = run_live_and_replay("sel-01", [(400, refusal(generation))])
+        assert result.status == "scored", generation
+        step = result.steps[0]
+        assert step.calls == [] and not step.passed
+        assert [m.reason for m in step.mismatches] == ["expected a call to read_file, not made"]
+        assert compute_metrics(SUITE, [result]).made_up_tool.total == 0
+        nocall, _ = run_live_and_replay("none-01", [(400, refusal(generation))])
+        assert nocall.passed, generation
+
+
+def test_a_non_string_generation_is_the_output_already_parsed() -> None:
+    as_text, _ = run_live_and_replay(
+        "par-01",
+        [
+            (
+                400,
+                refusal(
+                    '[{"name": "read_file", "arguments": {"path": "a.txt"}}, {"name": "read_file", "arguments": {"path": "b.txt"}}]'
+                ),
+            )
+        ],
+    )
+    as_value, _ = run_live_and_replay(
+        "par-01",
+        [
+            (
+                400,
+                refusal(
+                    [
+                        {"name": "read_file", "arguments": {"path": "a.txt"}},
+                        {"name": "read_file", "arguments": {"path": "b.txt"}},
+                    ]
+                ),
+            )
+        ],
+    )
+    assert as_text.passed and as_value.passed
+    assert msgspec.json.encode(as_text.steps) == msgspec.json.encode(as_value.steps)
+    single, _ = run_live_and_replay(
+        "sel-01", [(400, refusal({"name": "read_file", "arguments": {"path": "README.md"}}))]
+    )
+    assert single.passed
+
+
+def test_text_that_is_not_a_call_is_one_call_with_no_name() -> None:
+    for generation in ("<function=read_file>{}</function>", "42", '"read_file"'):
+        result, _ = run_live_and_replay("sel-01", [(400, refusal(generation))])
+        step = result.steps[0]
+        assert [call.name for call in step.calls] == [None] and not step.passed
+
+
+def test_a_refusal_without_the_models_output_errors_the_case() -> None:
+    for body in (refusal(None), refusal("x", present=False)):
+        result, _ = run_live_and_replay("sel-01", [(400, body)])
+        assert result.status == "errored"
+        assert result.reason == (
+            "step 1: the gateway answered 400: Tool call validation failed: parameters did not match schema"
+        )
+
+
+_arguments_texts = st.one_of(
+    st.text(max_size=20),
+    st.dictionaries(st.sampled_from(["path", "start_line", "x"]), st.integers() | st.text(max_size=5)).map(
+        json.dumps
+    ),
+    st.just('{"path": "README.md"}'),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["read_file", "search_code", "made_up", ""]), _arguments_texts)
+def test_a_refused_call_gets_the_verdict_the_same_call_gets_in_a_completion(
+    name: str, arguments: str
+) -> None:
+    """Any name and arguments text: through Groq's refusal or a 200, the same verdict and records,
+    but for the refusal's quirk (the provider's verdict never decides ours)."""
+    from lobrec.core import wire
+    from lobrec.core.judge import judge_step
+
+    sel = case("sel-01")
+    offered = SUITE.offered_tools(sel)
+    generation = json.dumps({"name": name, "arguments": arguments})
+    refused = judge_step(sel.steps[0], wire.parse_tool_use_failed(refusal(generation)), offered, 0)
+    answered = judge_step(sel.steps[0], wire.parse_completion(completion([(name, arguments)])), offered, 0)
+    assert refused.passed == answered.passed
+    assert refused.mismatches == answered.mismatches
+
+    def without_quirks(verdict: Any) -> Any:
+        return [msgspec.structs.replace(call, quirks=[]) for call in verdict.calls]
+
+    assert without_quirks(refused) == without_quirks(answered)
+    assert all("call rejected by the provider" in call.quirks for call in refused.calls)

@@ -265,57 +265,61 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
     return Reply(model=model, content=content, calls=calls, message=message, quirks=quirks)
 
 
-def tool_use_failed(status: int, body: bytes) -> bool:
-    """A 400 that is the model's answer: the provider (Groq) rejected the model's own call and sent
-    it back in `failed_generation`. Decided here, on the recorded body, so replay agrees with live."""
-    if status != 400:
-        return False
+def _failed_generation(body: bytes) -> tuple[bool, Any]:
+    """(True, the model's output) for a 400 `tool_use_failed` that carries one, else (False, None)."""
     try:
-        error = _loads(body).get("error")
+        error = _loads(body, mark_duplicates=True).get("error")
     except (ValueError, RecursionError, AttributeError):
-        return False
-    return (
-        isinstance(error, dict)
-        and error.get("code") == "tool_use_failed"
-        and isinstance(error.get("failed_generation"), str)
-    )
+        return False, None
+    if not isinstance(error, dict) or error.get("code") != "tool_use_failed":
+        return False, None
+    generation = error.get("failed_generation")
+    return generation is not None, generation
+
+
+def tool_use_failed(status: int, body: bytes) -> bool:
+    """A 400 that is the model's answer: the provider (Groq) refused the model's own call and sent
+    the model's output back in `failed_generation`. Decided here, on the recorded body, so replay
+    agrees with live. Without a `failed_generation` (missing or null) there is nothing of the
+    model's to judge, and the 400 errors the case like any other."""
+    return status == 400 and _failed_generation(body)[0]
+
+
+def _generated_items(generation: Any) -> list[Any]:
+    """The calls in a model's output: a string is the output's text, read as JSON when it is JSON
+    ("" is no output: no call); any other value is the output already parsed (as arguments sent as
+    an object are). An object is one call, a list one call per item (`[]`: no call); anything else
+    (text that is not JSON, a number, a string) is one call that is not a call object."""
+    if isinstance(generation, str):
+        if generation.strip() == "":
+            return []
+        try:
+            generation = _loads(generation, mark_duplicates=True)
+        except (ValueError, RecursionError):
+            return [generation]
+    if isinstance(generation, list):
+        return list(generation)
+    return [generation]
 
 
 def parse_tool_use_failed(body: bytes) -> Reply:
-    """The model's calls a provider refused, each failing with the provider's reason.
+    """The calls the model made in a provider's refusal, judged like any other calls.
 
-    `failed_generation` is the model's output: a JSON object `{name, arguments}` is one call, a
-    list of such objects one call each; anything else (text the provider could not read as a call)
-    is one call with no name.
+    The provider's verdict never decides ours: each item of `failed_generation` that is an object
+    `{name, arguments}` is read as a `tool_calls` entry's `function` (the same name and arguments
+    rules, object arguments and repeated keys included), and the refusal is kept as a quirk.
     """
-    error = _loads(body)["error"]
-    generation: str = error["failed_generation"]
-    reason = error.get("message") if isinstance(error.get("message"), str) else "tool_use_failed"
-    try:
-        parsed: Any = _loads(generation)
-    except (ValueError, RecursionError):
-        parsed = None
-    if isinstance(parsed, list) and parsed and all(isinstance(item, dict) for item in parsed):
-        items: list[Any] = parsed
-    else:
-        items = [parsed]
+    _, generation = _failed_generation(body)
     calls = []
-    for index, item in enumerate(items):
-        name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else None
-        text = generation if len(items) == 1 else json.dumps(item, ensure_ascii=False)
+    for index, item in enumerate(_generated_items(generation)):
+        # An object is the call's `function`, echoed into a chain as the model wrote it.
+        entry = {"type": "function", "function": item} if isinstance(item, dict) else item
+        call = _parse_call(index, entry)
         calls.append(
-            ObservedCall(
-                index=index,
-                id=None,
-                name=name,
-                arguments_text=text,
-                arguments=None,
-                problem=f"the provider rejected the call: {reason[:300]}",
-                raw={"function": {"name": name, "arguments": text}},
-                quirks=[QUIRK_REJECTED_BY_PROVIDER],
-            )
+            msgspec.structs.replace(call, quirks=sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER}))
         )
-    return Reply(model=None, content=None, calls=calls, quirks=[QUIRK_REJECTED_BY_PROVIDER])
+    quirks = sorted({quirk for call in calls for quirk in call.quirks} | {QUIRK_REJECTED_BY_PROVIDER})
+    return Reply(model=None, content=None, calls=calls, quirks=quirks)
 
 
 def call_id(call: ObservedCall) -> str:
