@@ -275,7 +275,8 @@ def test_a_non_string_generation_is_the_output_already_parsed() -> None:
             (
                 400,
                 refusal(
-                    '[{"name": "read_file", "arguments": {"path": "a.txt"}}, {"name": "read_file", "arguments": {"path": "b.txt"}}]'
+                    '[{"name": "read_file", "arguments": {"path": "a.txt"}}, '
+                    '{"name": "read_file", "arguments": {"path": "b.txt"}}]'
                 ),
             )
         ],

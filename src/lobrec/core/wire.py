@@ -315,9 +315,7 @@ def parse_tool_use_failed(body: bytes) -> Reply:
         # An object is the call's `function`, echoed into a chain as the model wrote it.
         entry = {"type": "function", "function": item} if isinstance(item, dict) else item
         call = _parse_call(index, entry)
-        calls.append(
-            msgspec.structs.replace(call, quirks=sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER}))
-        )
+        calls.append(msgspec.structs.replace(call, quirks=sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER})))
     quirks = sorted({quirk for call in calls for quirk in call.quirks} | {QUIRK_REJECTED_BY_PROVIDER})
     return Reply(model=None, content=None, calls=calls, quirks=quirks)
 
