@@ -351,3 +351,68 @@ def test_a_refused_call_gets_the_verdict_the_same_call_gets_in_a_completion(
 
     assert without_quirks(refused) == without_quirks(answered)
     assert all("call rejected by the provider" in call.quirks for call in refused.calls)
+
+
+# --- 4. the chain echo sends the model's calls back unchanged --------------------------------------
+
+any_text = st.lists(
+    st.characters() | st.integers(min_value=0xD800, max_value=0xDFFF).map(chr), max_size=16
+).map("".join)
+"""Any code points, lone surrogates included (JSON carries them as `\\udXXX` escapes)."""
+
+
+def _reply_body(arguments: str, ascii_only: bool) -> bytes:
+    message = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "search_code", "arguments": arguments}}
+        ],
+    }
+    value = {"model": MODEL, "choices": [{"message": message}]}
+    try:
+        return json.dumps(value, ensure_ascii=ascii_only).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate is not UTF-8: on the wire it is an escape
+        return json.dumps(value).encode()
+
+
+def _sent_arguments(body: bytes) -> Any:
+    return json.loads(body)["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_text, st.booleans())
+def test_any_arguments_text_goes_back_in_the_next_request_as_received(
+    arguments: str, ascii_only: bool
+) -> None:
+    from lobrec.core import wire
+
+    body = _reply_body(arguments, ascii_only)
+    reply = wire.parse_completion(body)
+    request = wire.request_body(MODEL, [wire.assistant_message(reply)], [])
+    echoed = json.loads(request)["messages"][0]["tool_calls"][0]["function"]["arguments"]
+    assert echoed == _sent_arguments(body)
+
+
+@settings(max_examples=40, deadline=None)
+@given(any_text)
+def test_a_chain_echoes_arguments_holding_any_code_point(query: str) -> None:
+    # The arguments text holds the code points themselves; the reply body spells a lone one `\ud800`.
+    arguments = json.dumps({"query": query}, ensure_ascii=False)
+    first = _reply_body(arguments, ascii_only=True)
+    second = completion([("read_file", '{"path": "src/config.py"}')])
+    third = completion([("send_slack", '{"channel": "#dev", "text": "in src/config.py"}')])
+    result, seen = run_live_and_replay("chain-01", [(200, first), (200, second), (200, third)])
+    assert result.passed
+    echoed = json.loads(seen[1])["messages"][-2]["tool_calls"][0]["function"]["arguments"]
+    assert echoed == _sent_arguments(first)  # (an escaped pair `\ud800\udc00` is one code point)
+
+
+def test_the_issue_example_goes_back_byte_for_byte() -> None:
+    body = b'{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", ' + (
+        b'"type": "function", "function": {"name": "search_code", "arguments": "{\\"path\\": \\"\\ud800\\"}"}}]}}]}'
+    )
+    second = completion([("read_file", '{"path": "src/config.py"}')])
+    third = completion([("send_slack", '{"channel": "#dev", "text": "in src/config.py"}')])
+    _, seen = run_live_and_replay("chain-01", [(200, body), (200, second), (200, third)])
+    assert b'"arguments":"{\\"path\\": \\"\\ud800\\"}"' in seen[1]

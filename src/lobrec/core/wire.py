@@ -31,7 +31,31 @@ class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def request_body(model: str, messages: list[Message | dict[str, Any]], tools: list[Tool]) -> bytes:
-    return _encoder.encode(ChatRequest(model=model, messages=messages, tools=tools))
+    request = ChatRequest(model=model, messages=messages, tools=tools)
+    try:
+        return _encoder.encode(request)
+    except UnicodeEncodeError:
+        # A chain echoes the model's message as received, and JSON may carry a lone surrogate
+        # (`"\ud800"`) that UTF-8 cannot: it goes back as the same escape, not as U+FFFD.
+        return _encoder.encode(msgspec.structs.replace(request, messages=_escaping_surrogates(messages)))
+
+
+def _escaped(text: str) -> msgspec.Raw:
+    """A JSON string whose lone surrogates are written as `\\udXXX` escapes."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return msgspec.Raw(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted).encode("utf-8"))
+
+
+def _escaping_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _escaped(value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [_escaping_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        # A key cannot be raw JSON; a lone surrogate in a key (never in a call lobrec judges)
+        # becomes U+FFFD.
+        return {_without_surrogates(key): _escaping_surrogates(item) for key, item in value.items()}
+    return value
 
 
 class ObservedCall(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,18 +133,29 @@ def _repeated_key_inside(value: Any) -> str | None:
     return None
 
 
-def _loads(text: str | bytes, *, unique_keys: bool = False, mark_duplicates: bool = False) -> Any:
+def _loads(
+    text: str | bytes,
+    *,
+    unique_keys: bool = False,
+    mark_duplicates: bool = False,
+    keep_surrogates: bool = False,
+) -> Any:
     """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not.
 
-    JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
-    can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
+    JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and the
+    results file cannot encode: each becomes U+FFFD, unless `keep_surrogates` (the message a chain
+    echoes, which `request_body` writes back with the same escapes).
     """
     hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
     data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
-    probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
-    if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
+    if not keep_surrogates and _has_surrogates(text):
         data = _without_surrogates(data)
     return data
+
+
+def _has_surrogates(text: str | bytes) -> bool:
+    probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
+    return bool(_SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe))
 
 
 def _without_surrogates(value: Any) -> Any:
@@ -228,9 +263,11 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
     """Read a 2xx body as a chat completion; raise GatewayError when it is not one (a 204's empty
     body included: the gateway's fault, not the model's)."""
     try:
-        data = _loads(body, mark_duplicates=True)
+        received = _loads(body, mark_duplicates=True, keep_surrogates=True)
     except (ValueError, RecursionError):
         raise GatewayError(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
+    # What is judged and written to the results has no lone surrogate; the echo keeps them.
+    data = _without_surrogates(received) if _has_surrogates(body) else received
     if not isinstance(data, dict):
         raise GatewayError(f"the gateway's {status} body is not a chat completion (not an object)")
     choices = data.get("choices")
@@ -249,20 +286,24 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
     if not isinstance(message, dict):
         raise GatewayError(f"the gateway's {status} body is not a chat completion (no message)")
     content = _text(message)
+    echoed: dict[str, Any] = received["choices"][0]["message"]  # the same shape, surrogates kept
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
-        return Reply(model=model, content=content, calls=[], message=message)
+        return Reply(model=model, content=content, calls=[], message=echoed)
     if not isinstance(tool_calls, list):
         return Reply(
             model=model,
             content=content,
             calls=[],
             tool_calls_problem=f"tool_calls is {type(tool_calls).__name__}, not a list",
-            message=message,
+            message=echoed,
         )
-    calls = [_parse_call(i, item) for i, item in enumerate(tool_calls)]
+    calls = [
+        msgspec.structs.replace(_parse_call(i, item), raw=as_received)
+        for i, (item, as_received) in enumerate(zip(tool_calls, echoed["tool_calls"], strict=True))
+    ]
     quirks = sorted({quirk for call in calls for quirk in call.quirks})
-    return Reply(model=model, content=content, calls=calls, message=message, quirks=quirks)
+    return Reply(model=model, content=content, calls=calls, message=echoed, quirks=quirks)
 
 
 def _failed_generation(body: bytes) -> tuple[bool, Any]:
