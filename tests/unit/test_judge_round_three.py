@@ -409,8 +409,10 @@ def test_a_chain_echoes_arguments_holding_any_code_point(query: str) -> None:
 
 
 def test_the_issue_example_goes_back_byte_for_byte() -> None:
-    body = b'{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", ' + (
-        b'"type": "function", "function": {"name": "search_code", "arguments": "{\\"path\\": \\"\\ud800\\"}"}}]}}]}'
+    body = (
+        b'{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", '
+        b'"type": "function", "function": {"name": "search_code", '
+        b'"arguments": "{\\"path\\": \\"\\ud800\\"}"}}]}}]}'
     )
     second = completion([("read_file", '{"path": "src/config.py"}')])
     third = completion([("send_slack", '{"channel": "#dev", "text": "in src/config.py"}')])
