@@ -418,3 +418,69 @@ def test_the_issue_example_goes_back_byte_for_byte() -> None:
     third = completion([("send_slack", '{"channel": "#dev", "text": "in src/config.py"}')])
     _, seen = run_live_and_replay("chain-01", [(200, body), (200, second), (200, third)])
     assert b'"arguments":"{\\"path\\": \\"\\ud800\\"}"' in seen[1]
+
+
+# --- 3. valid JSON is never refused ------------------------------------------------------------------
+
+
+def _integer_part(length: int, first: int, filler: str) -> str:
+    return (str(first) + (filler or "0") * length)[:length]
+
+
+_digits = st.builds(
+    _integer_part,
+    st.integers(min_value=1, max_value=6000) | st.sampled_from([4301, 6000]),
+    st.integers(min_value=1, max_value=9),
+    st.text(alphabet="0123456789", max_size=8),
+) | st.just("0")
+json_numbers = st.builds(
+    lambda sign, whole, fraction, exponent: f"{sign}{whole}{fraction}{exponent}",
+    st.sampled_from(["", "-"]),
+    _digits,
+    st.sampled_from(["", ".5", ".000"]) | st.from_regex(r"\A\.[0-9]{1,30}\Z"),
+    st.sampled_from(["", "e5", "E-3", "e+400", "e-400"]),
+)
+"""Any JSON number: an integer part of up to 6,000 digits (Python's `int` stops at 4,300)."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(json_numbers)
+def test_any_valid_json_number_in_the_arguments_parses(number: str) -> None:
+    from lobrec.core.results import encode_results
+    from lobrec.replay import build_run_result
+
+    arguments = '{"path": "README.md", "start_line": ' + number + "}"
+    script: list[Answer | TransportFailure] = [
+        Answer(200, {"x-lobstack-cost-usd": "0.0001"}, completion([("read_file", arguments)]), 5.0)
+    ]
+    result = asyncio.run(run_case(Scripted(script), SUITE, case("sel-01"), MODEL, sleep=no_sleep))
+    assert result.status == "scored" and result.passed  # the check is on `path` only
+    record = result.steps[0].calls[0]
+    assert record.arguments == arguments
+    assert not any("not valid JSON" in error for error in record.schema_errors)
+    if number.lstrip("-").isdigit():  # an integer literal: valid exactly when it is at least 1
+        assert record.schema_valid == (not number.startswith("-") and number.strip("0") != "")
+    encode_results(build_run_result(SUITE, {MODEL: [result]}))  # the results file holds it
+
+
+def test_an_integer_past_pythons_digit_limit_is_judged_exactly() -> None:
+    from lobrec.core.checks import run_check
+    from lobrec.core.schema import validate
+    from lobrec.core.suite import Eq, Range
+
+    huge = "9" * 5000
+    arguments = '{"path": "README.md", "start_line": ' + huge + "}"
+    script: list[Answer | TransportFailure] = [Answer(200, {}, completion([("read_file", arguments)]), 5.0)]
+    result = asyncio.run(run_case(Scripted(script), SUITE, case("sel-01"), MODEL, sleep=no_sleep))
+    assert result.passed and result.steps[0].calls[0].schema_valid is True
+    from lobrec.core import wire
+
+    parsed = wire.parse_completion(completion([("read_file", arguments)])).calls[0].arguments
+    assert parsed is not None
+    value = parsed["start_line"]
+    assert validate({"type": "integer", "maximum": 10}, value) == [
+        f"$: expected at most 10, got {huge[:79]}…"
+    ]
+    assert run_check(Range(arg="n", min=1), {"n": value}) is None
+    assert run_check(Range(arg="n", max=1e308), {"n": value}) is not None
+    assert run_check(Eq(arg="n", value=1), {"n": value}) is not None

@@ -10,11 +10,24 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any
 
 
+MAX_INT_DIGITS = 4300
+"""Python's limit on converting decimal text to an `int` (CVE-2020-10735: the conversion is
+quadratic). A longer integer is still valid JSON: it is kept exactly as a `Decimal` instead."""
+
+
+def parse_int(text: str) -> int | Decimal:
+    """`json.loads`'s `parse_int`: an `int`, or past Python's digit limit an exact `Decimal` (linear
+    to build, compared exactly with ints and floats), so no valid JSON number is refused."""
+    digits = len(text) - text.startswith("-")
+    return int(text) if digits <= MAX_INT_DIGITS else Decimal(text)
+
+
 def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
 
 
 def is_integer(value: Any) -> bool:
@@ -23,6 +36,8 @@ def is_integer(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return True
+    if isinstance(value, Decimal):
+        return value.is_finite() and value == value.to_integral_value()
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
@@ -34,7 +49,7 @@ def json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
+    if isinstance(value, float | Decimal):
         return "integer" if is_integer(value) else "number"
     if isinstance(value, str):
         return "string"
@@ -63,13 +78,26 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def preview(value: Any, limit: int = 80) -> str:
-    """A short, single-line JSON rendering of a value for messages."""
+    """A short, single-line JSON rendering of a value for messages (a `Decimal` as its digits)."""
+    numbers: list[str] = []
+
+    def number(item: Any) -> str:
+        if not isinstance(item, Decimal):
+            raise TypeError(type(item).__name__)
+        numbers.append(str(item))
+        return f"\x00{len(numbers) - 1}\x00"
+
     try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=number)
+        if numbers:
+            text = _NUMBER_MARK.sub(lambda match: numbers[int(match.group(1))], text)
     except (TypeError, ValueError):
         text = repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_NUMBER_MARK = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
 class DuplicateKeyError(ValueError):

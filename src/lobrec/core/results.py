@@ -7,6 +7,7 @@ give byte-identical files.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Literal
 
 import msgspec
@@ -256,7 +257,7 @@ class RunResult(Record, kw_only=True):
     """Only from `rescore --against`; absent from older results files."""
 
 
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(decimal_format="number")
 _decoder = msgspec.json.Decoder(RunResult)
 
 
@@ -264,7 +265,7 @@ def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
     unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
     what it was before those sections existed."""
-    data = msgspec.to_builtins(run)
+    data = msgspec.to_builtins(run, builtin_types=(Decimal,))  # a huge integer a model sent stays a number
     if data.get("suite_changes") is None:
         data.pop("suite_changes", None)
     for model in data["models"]:

@@ -14,11 +14,12 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.jsonvalue import DuplicateKeyError, repeated_key, unique_object
+from lobrec.core.jsonvalue import DuplicateKeyError, parse_int, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
 from lobrec.errors import GatewayError
 
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(decimal_format="number")
+"""A `Decimal` (an integer past Python's digit limit, `jsonvalue.parse_int`) goes out as the number."""
 
 
 class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -147,7 +148,7 @@ def _loads(
     echoes, which `request_body` writes back with the same escapes).
     """
     hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
-    data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
+    data = json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=hook)
     if not keep_surrogates and _has_surrogates(text):
         data = _without_surrogates(data)
     return data
