@@ -13,7 +13,6 @@ import re
 from decimal import Decimal
 from typing import Any
 
-
 MAX_INT_DIGITS = 4300
 """Python's limit on converting decimal text to an `int` (CVE-2020-10735: the conversion is
 quadratic). A longer integer is still valid JSON: it is kept exactly as a `Decimal` instead."""
