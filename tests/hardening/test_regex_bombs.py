@@ -161,3 +161,14 @@ def test_suite_check_judges_a_wrong_answer_near_an_exponential_pattern(tmp_path:
     assert [line for line in lines if not line.startswith("groups: ")] == [
         "sel-01: note: empty; say what the case tests and why its answer is the only right one"
     ]
+
+
+def test_a_file_of_escaped_quotes_is_refused_at_once(tmp_path: Path) -> None:
+    """The nesting scan that runs before any JSON parser skipped strings with a regex tried at
+    every quote: quadratic on `"\\"\\"\\"...` that never closes (20,000 pairs took 35 s)."""
+    path = tmp_path / "suite.json"
+    path.write_bytes(b'{"name": "' + b'\\"' * 500_000)
+    checked = run([LOBREC, "suite", "check", str(path)])
+    assert checked.returncode == 2
+    output = (checked.stdout + checked.stderr).strip().splitlines()
+    assert len(output) == 1 and str(path) in output[0], output

@@ -13,6 +13,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
+import re2
+
 MAX_INT_DIGITS = 4300
 """Python's limit on converting decimal text to an `int` (CVE-2020-10735: the conversion is
 quadratic). A longer integer is still valid JSON: it is kept exactly as a `Decimal` instead."""
@@ -137,22 +139,38 @@ def duplicate_key(data: bytes | str) -> str | None:
     return None
 
 
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-"""A JSON string (skipped whole, brackets inside it do not count) or a bracket."""
+_SPECIAL = re.compile(rb'["\[\]{}]')
+_STRING_OPTIONS = re2.Options()
+_STRING_OPTIONS.dot_nl = True
+_STRING_REST = re2.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"', _STRING_OPTIONS)
+"""The rest of a JSON string after its opening quote, through its closing quote (RE2: linear, and
+60 times faster than `re` on a string of 4 million escapes)."""
 
 
 def too_deep(data: bytes | str, limit: int) -> int | None:
     """Where `data` first nests arrays and objects more than `limit` levels deep (a byte offset),
     or None. A scan of the text, without recursion: a parser (msgspec's, Python's) recurses once
-    per level and a file nested 5,000 deep would end in a RecursionError, not a message."""
+    per level and a file nested 5,000 deep would end in a RecursionError, not a message.
+
+    Linear in the text: each string is skipped once from its opening quote, and a string that never
+    closes ends the scan (the parser reports it). Matching a string pattern at every quote instead
+    took quadratic time on `"\\"\\"\\"...` (20,000 pairs: 35 s)."""
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    depth = 0
-    for token in _TOKEN.finditer(text):
-        char = text[token.start()]
+    depth, position = 0, 0
+    while (found := _SPECIAL.search(text, position)) is not None:
+        start = found.start()
+        char = text[start]
+        if char == 0x22:  # a string: skip it whole, brackets inside it do not count
+            rest = _STRING_REST.match(text, start + 1)
+            if rest is None:
+                return None
+            position = rest.end()
+            continue
         if char in b"[{":
             depth += 1
             if depth > limit:
-                return token.start()
-        elif char in b"]}":
+                return start
+        else:
             depth -= 1
+        position = start + 1
     return None
