@@ -341,9 +341,10 @@ api_calls = st.builds(
     ApiCall,
     step=st.integers(min_value=0, max_value=3),
     attempt=st.integers(min_value=0, max_value=3),
-    status=st.sampled_from([200, 200, 200, 400, 429, 503, 599, None]),
+    status=st.sampled_from([200, 200, 200, 201, 204, 400, 429, 503, 599, None]),
     error=st.sampled_from([None, None, "Timeout: no complete answer"]),
-    latency_ms=st.floats(min_value=0, max_value=200_000, allow_nan=False),
+    # 0.0 (a measure) and None (not timed) both drawn often: they are different facts.
+    latency_ms=st.one_of(st.just(0.0), st.none(), st.floats(min_value=0, max_value=200_000, allow_nan=False)),
     # Mostly priced (three branches to one), so that the cost figure is often shown.
     cost_usd=st.one_of(prices, prices, prices, st.none()),
     judged=st.booleans(),

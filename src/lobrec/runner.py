@@ -5,9 +5,12 @@ network (recorded as they pass, `lobrec.transport`) or from a cassette (`lobrec.
 `lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
-or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result; an
-error status other than those, or a request that still fails, errors the case, except a 400 that
-is the model's answer (Groq's `tool_use_failed`, see `wire.tool_use_failed`), which is judged.
+or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result: every
+2xx is read as a chat completion (a 201 or 203 completion is judged like a 200; a 2xx that is not a
+completion, a 204 included, errors the case as a 200 that is not one does). Another status (an
+error, or a 1xx/3xx, which carries no completion), or a request that still fails, errors the case,
+except a 400 that is the model's answer (Groq's `tool_use_failed`, see `wire.tool_use_failed`),
+which is judged.
 """
 
 from __future__ import annotations
@@ -149,7 +152,8 @@ async def _send_with_retries(
             await sleep(policy.delays_s[attempt])
             continue
         except GatewayError as exc:
-            attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=0.0))
+            # An answer lobrec itself refused (too large, not text, holding the key): not timed.
+            attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=None))
             raise CaseErrored(f"step {step + 1}: {exc}") from None
         call = ApiCall(
             step=step,
@@ -165,7 +169,7 @@ async def _send_with_retries(
                 raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
             await sleep(policy.delays_s[attempt])
             continue
-        if answer.status != 200 and not wire.tool_use_failed(answer.status, answer.body):
+        if not wire.is_success(answer.status) and not wire.tool_use_failed(answer.status, answer.body):
             attempts.append(call)
             message = _error_message(answer)
             raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {message}")
@@ -222,7 +226,7 @@ async def run_case(
             reply = (
                 wire.parse_tool_use_failed(answer.body)
                 if wire.tool_use_failed(answer.status, answer.body)
-                else wire.parse_completion(answer.body)
+                else wire.parse_completion(answer.body, answer.status)
             )
         except CaseErrored as exc:
             return result("errored", exc.reason)

@@ -42,6 +42,7 @@ from lobrec.cassettes import (
     read_capped,
     write_atomic,
 )
+from lobrec.core.wire import is_success
 from lobrec.errors import CassetteError
 from lobrec.exchange import (
     ELAPSED_HEADER,
@@ -255,12 +256,12 @@ class LiveExchange:
             link.in_flight[pool] -= 1
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
         status = response.status_code
-        if status == 200 and holds_secret(content, link.secrets):
+        if is_success(status) and holds_secret(content, link.secrets):
             # Scrubbing an answer would change what the model said, and so the verdict: the case
             # is errored instead, and nothing of the answer is kept.
             self._fail(
                 vcr_request,
-                f"{KEY_IN_REPLY}: the gateway's 200 answer contains the API key; it was not recorded",
+                f"{KEY_IN_REPLY}: the gateway's {status} answer contains the API key; it was not recorded",
                 start,
             )
         content = _scrub(content, link.secrets)
@@ -271,8 +272,10 @@ class LiveExchange:
         except UnicodeDecodeError:
             # A cassette body is text; bytes that are not UTF-8 would replay differently, so a 200
             # that is not text is recorded as a failure, and another status keeps a readable body.
-            if status == 200:
-                self._fail(vcr_request, f"{REPLY_NOT_TEXT}: the gateway's 200 body is not UTF-8 text", start)
+            if is_success(status):
+                self._fail(
+                    vcr_request, f"{REPLY_NOT_TEXT}: the gateway's {status} body is not UTF-8 text", start
+                )
             content = content.decode("utf-8", "replace").encode("utf-8")
         headers: dict[str, list[str]] = {}
         for name, value in response.headers.multi_items():

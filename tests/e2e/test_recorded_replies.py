@@ -128,7 +128,7 @@ def test_record_then_rescore_reach_the_same_verdicts(runs: tuple[Suite, RunResul
     assert encode_results(replayed) == encode_results(live)
 
 
-def test_groq_tool_use_failed_is_scored_as_a_failed_step_with_an_invalid_call(
+def test_groq_tool_use_failed_is_scored_by_our_checks_and_schema_not_the_providers(
     runs: tuple[Suite, RunResult, RunResult],
 ) -> None:
     suite, live, replayed = runs
@@ -137,9 +137,14 @@ def test_groq_tool_use_failed_is_scored_as_a_failed_step_with_an_invalid_call(
         assert all(case.status == "scored" for case in cases.values())
         for case in suite.cases:
             step = cases[case.id].steps[0]
-            assert not step.passed
-            assert step.calls[0].name == "read_file"
-            assert step.quirks == [wire.QUIRK_REJECTED_BY_PROVIDER]
+            assert not step.passed  # `{"file": "x"}` is no case's right call
+            record = step.calls[0]
+            assert record.name == "read_file"
+            assert record.arguments == '{"file": "x"}'
+            if record.offered:  # judged by read_file's schema: `path` is required
+                assert record.schema_valid is False
+                assert any("path" in error for error in record.schema_errors)
+            assert step.quirks == [wire.QUIRK_ARGUMENTS_OBJECT, wire.QUIRK_REJECTED_BY_PROVIDER]
             assert cases[case.id].api_calls[-1].status == 400 and cases[case.id].api_calls[-1].judged
 
 
@@ -183,7 +188,8 @@ def test_every_report_has_a_provider_quirks_line_per_model_that_leaned_on_one(
     cases = len(suite.cases)
     offering = sum("read_file" in case.tools for case in suite.cases)
     wanted = {
-        "recorded/groq-tool-use-failed": f"provider quirks: call rejected by the provider ({cases})",
+        "recorded/groq-tool-use-failed": "provider quirks: arguments as an object "
+        f"({cases}), call rejected by the provider ({cases})",
         "recorded/azure-content-filter": f"provider quirks: content filter ({cases})",
         "recorded/openrouter-no-arguments": f"provider quirks: missing arguments ({cases})",
     }

@@ -110,7 +110,10 @@ def test_only_an_unpriced_200_hides_the_cost(data: tuple[Suite, list[CaseResult]
     unpriced = [
         f"{case.id} step {call.step + 1} attempt {call.attempt + 1}"
         for case, call in _run_calls(cases)
-        if call.status == 200 and call.cost_usd is None and not _no_answer(call)
+        if call.status is not None
+        and 200 <= call.status <= 299
+        and call.cost_usd is None
+        and not _no_answer(call)
     ]
     assert sorted(metrics.unpriced_calls) == (sorted(unpriced) if scored else [])
     assert (metrics.cost_per_100_cases_usd is None) == (scored == 0 or bool(unpriced))
@@ -128,7 +131,8 @@ def test_only_an_unpriced_200_hides_the_cost(data: tuple[Suite, list[CaseResult]
 def test_latency_p50_is_a_median_of_every_timed_call_of_the_run(data: tuple[Suite, list[CaseResult]]) -> None:
     suite, cases = data
     metrics = compute_metrics(suite, cases)
-    timed = [call.latency_ms for _, call in _run_calls(cases) if not _no_answer(call) or call.latency_ms > 0]
+    # "Not timed" (None) is left out; every measure counts, 0.0 included.
+    timed = [call.latency_ms for _, call in _run_calls(cases) if call.latency_ms is not None]
     if not any(case.status == "scored" for case in cases) or not timed:
         assert metrics.latency_p50_ms is None
         return

@@ -433,7 +433,9 @@ def test_scored_case_missing_from_the_suite_is_a_caller_error() -> None:
 # --- latency ---------------------------------------------------------------------------------------
 
 
-def no_answer(latency_ms: float, *, step: int = 0, attempt: int = 0, error: str = "Timeout: ...") -> ApiCall:
+def no_answer(
+    latency_ms: float | None, *, step: int = 0, attempt: int = 0, error: str = "Timeout: ..."
+) -> ApiCall:
     """A transport failure as the runner records it: no status, the error, the time it took."""
     return ApiCall(step=step, attempt=attempt, status=None, error=error, latency_ms=latency_ms)
 
@@ -473,16 +475,31 @@ LATENCY_ROWS: list[tuple[str, list[CaseResult], float | None, float | None]] = [
         300.0,
     ),
     (
-        "a reply lobrec refused itself (too large) was not timed: latency 0 is left out",
+        "a reply lobrec refused itself (too large) was not timed: no latency, left out",
         [
             result(
                 "sel",
                 api_calls=[api(300.0)],
             ),
-            result("par", status="errored", api_calls=[no_answer(0.0, error="the reply is over the cap")]),
+            result("par", status="errored", api_calls=[no_answer(None, error="the reply is over the cap")]),
         ],
         300.0,
         300.0,
+    ),
+    (
+        # Issue 22: "took no time" is a measure; only "not timed" is left out.
+        "a failure timed at 0.0 ms counts: then a 200 at 1000 ms gives 500",
+        [
+            result(
+                "sel",
+                api_calls=[
+                    no_answer(0.0, attempt=0, error="ConnectError: [Errno 111] Connection refused"),
+                    api(1000.0, attempt=1),
+                ],
+            )
+        ],
+        500.0,
+        1000.0,
     ),
     (
         "median of an even count is the mean of the middle two",

@@ -167,17 +167,18 @@ GROQ = json.dumps(
 ).encode()
 
 
-def test_groq_tool_use_failed_is_the_models_answer_a_failed_step_with_an_invalid_call() -> None:
+def test_groq_tool_use_failed_is_the_models_answer_judged_by_our_checks_and_schema() -> None:
     assert wire.tool_use_failed(400, GROQ)
     assert not wire.tool_use_failed(200, GROQ)
     assert not wire.tool_use_failed(400, b'{"error": {"code": "invalid_api_key", "message": "no"}}')
     assert not wire.tool_use_failed(400, b"not json")
     reply = wire.parse_tool_use_failed(GROQ)
     verdict = judge_step(CALL, reply, [TOOL], 0)
-    assert not verdict.passed and verdict.names_match
+    # The step has no checks, so the call passes; the schema (no `dir`) makes it invalid arguments.
+    assert verdict.passed and verdict.names_match
     assert verdict.calls[0].name == "list_files" and verdict.calls[0].schema_valid is False
-    assert "the provider rejected the call" in verdict.mismatches[0].reason
-    assert verdict.quirks == [wire.QUIRK_REJECTED_BY_PROVIDER]
+    assert verdict.calls[0].schema_errors == ['$: unexpected property "dir"']
+    assert verdict.quirks == [wire.QUIRK_ARGUMENTS_OBJECT, wire.QUIRK_REJECTED_BY_PROVIDER]
 
 
 def test_chain_echo_keeps_the_whole_message_and_ids_agree_with_tool_messages() -> None:
@@ -239,8 +240,8 @@ def test_groq_failed_generation_with_several_calls_or_plain_text() -> None:
         _groq('[{"name": "list_files", "arguments": {}}, {"name": "read_file", "arguments": {"p": 1}}]')
     )
     assert [call.name for call in several.calls] == ["list_files", "read_file"]
-    assert all(call.arguments is None for call in several.calls)
+    assert [call.arguments for call in several.calls] == [{}, {"p": 1}]
     text = wire.parse_tool_use_failed(_groq("<function=list_files>{}</function>"))
     assert [call.name for call in text.calls] == [None]
     verdict = judge_step(CALL, text, [TOOL], 0)
-    assert not verdict.passed and verdict.calls[0].arguments == "<function=list_files>{}</function>"
+    assert not verdict.passed and verdict.calls[0].arguments == '"<function=list_files>{}</function>"'

@@ -409,8 +409,16 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "regex that does not compile",
         lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^re:("),
         [
-            "arg-01: steps[0].calls[0].checks[1]: pattern '^re:(' does not compile: "
-            "missing ), unterminated subpattern at position 4"
+            "arg-01: steps[0].calls[0].checks[1]: pattern '^re:(' cannot be used: "
+            "missing ), unterminated group"
+        ],
+    ),
+    (
+        "regex that needs backtracking (a back-reference)",
+        lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^(a)\\1$"),
+        [
+            "arg-01: steps[0].calls[0].checks[1]: pattern '^(a)\\\\1$' cannot be used: "
+            "back-references (\\1) are not supported"
         ],
     ),
     (

@@ -10,11 +10,25 @@ from __future__ import annotations
 import json
 import math
 import re
+from decimal import Decimal
 from typing import Any
+
+import re2
+
+MAX_INT_DIGITS = 4300
+"""Python's limit on converting decimal text to an `int` (CVE-2020-10735: the conversion is
+quadratic). A longer integer is still valid JSON: it is kept exactly as a `Decimal` instead."""
+
+
+def parse_int(text: str) -> int | Decimal:
+    """`json.loads`'s `parse_int`: an `int`, or past Python's digit limit an exact `Decimal` (linear
+    to build, compared exactly with ints and floats), so no valid JSON number is refused."""
+    digits = len(text) - text.startswith("-")
+    return int(text) if digits <= MAX_INT_DIGITS else Decimal(text)
 
 
 def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
 
 
 def is_integer(value: Any) -> bool:
@@ -23,6 +37,8 @@ def is_integer(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return True
+    if isinstance(value, Decimal):
+        return value.is_finite() and value == value.to_integral_value()
     return isinstance(value, float) and math.isfinite(value) and value.is_integer()
 
 
@@ -34,7 +50,7 @@ def json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, int):
         return "integer"
-    if isinstance(value, float):
+    if isinstance(value, float | Decimal):
         return "integer" if is_integer(value) else "number"
     if isinstance(value, str):
         return "string"
@@ -63,13 +79,26 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def preview(value: Any, limit: int = 80) -> str:
-    """A short, single-line JSON rendering of a value for messages."""
+    """A short, single-line JSON rendering of a value for messages (a `Decimal` as its digits)."""
+    numbers: list[str] = []
+
+    def number(item: Any) -> str:
+        if not isinstance(item, Decimal):
+            raise TypeError(type(item).__name__)
+        numbers.append(str(item))
+        return f"\x00{len(numbers) - 1}\x00"
+
     try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=number)
+        if numbers:
+            text = _NUMBER_MARK.sub(lambda match: numbers[int(match.group(1))], text)
     except (TypeError, ValueError):
         text = repr(value)
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_NUMBER_MARK = re.compile(r'"\\u0000(\d+)\\u0000"')
 
 
 class DuplicateKeyError(ValueError):
@@ -110,22 +139,38 @@ def duplicate_key(data: bytes | str) -> str | None:
     return None
 
 
-_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-"""A JSON string (skipped whole, brackets inside it do not count) or a bracket."""
+_SPECIAL = re.compile(rb'["\[\]{}]')
+_STRING_OPTIONS = re2.Options()
+_STRING_OPTIONS.dot_nl = True
+_STRING_REST = re2.compile(rb'[^"\\]*(?:\\.[^"\\]*)*"', _STRING_OPTIONS)
+"""The rest of a JSON string after its opening quote, through its closing quote (RE2: linear, and
+60 times faster than `re` on a string of 4 million escapes)."""
 
 
 def too_deep(data: bytes | str, limit: int) -> int | None:
     """Where `data` first nests arrays and objects more than `limit` levels deep (a byte offset),
     or None. A scan of the text, without recursion: a parser (msgspec's, Python's) recurses once
-    per level and a file nested 5,000 deep would end in a RecursionError, not a message."""
+    per level and a file nested 5,000 deep would end in a RecursionError, not a message.
+
+    Linear in the text: each string is skipped once from its opening quote, and a string that never
+    closes ends the scan (the parser reports it). Matching a string pattern at every quote instead
+    took quadratic time on `"\\"\\"\\"...` (20,000 pairs: 35 s)."""
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    depth = 0
-    for token in _TOKEN.finditer(text):
-        char = text[token.start()]
+    depth, position = 0, 0
+    while (found := _SPECIAL.search(text, position)) is not None:
+        start = found.start()
+        char = text[start]
+        if char == 0x22:  # a string: skip it whole, brackets inside it do not count
+            rest = _STRING_REST.match(text, start + 1)
+            if rest is None:
+                return None
+            position = rest.end()
+            continue
         if char in b"[{":
             depth += 1
             if depth > limit:
-                return token.start()
-        elif char in b"]}":
+                return start
+        else:
             depth -= 1
+        position = start + 1
     return None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from lobrec.core.results import (
     ApiCall,
@@ -28,6 +28,7 @@ from lobrec.core.results import (
     SuiteRef,
 )
 from lobrec.core.suite import GROUPS, CallStep, Case, NoCallStep, Suite
+from lobrec.core.wire import is_success
 
 NO_RESPONSE_STATUS = 599
 """lobrec's pseudo-status for an attempt that got no answer (`transport.NO_RESPONSE_STATUS`)."""
@@ -183,11 +184,11 @@ def _answered(call: ApiCall) -> bool:
     return call.status is not None and not (call.status == NO_RESPONSE_STATUS and call.error is not None)
 
 
-def _timed(call: ApiCall) -> bool:
-    """The runner measured this attempt's wall time: an answer, or a transport failure (a time-out,
-    a refused or reset connection). A reply lobrec itself refused (too large, not text, holding the
-    key) is recorded with no status, no measure and latency 0: it is not timed."""
-    return _answered(call) or call.latency_ms > 0
+def _timings(calls: Iterable[ApiCall]) -> list[float]:
+    """The measured wall times: an answer, or a transport failure (a time-out, a refused or reset
+    connection, however short: 0.0 ms is a measure). A reply lobrec itself refused (too large, not
+    text, holding the key) has no measure (`latency_ms` None) and is left out."""
+    return [call.latency_ms for call in calls if call.latency_ms is not None]
 
 
 def _median(latencies: list[float]) -> float | None:
@@ -202,19 +203,13 @@ def _latency_p50(cases: list[CaseResult], scored_count: int) -> float | None:
     if scored_count == 0:
         return None
     return _median(
-        [
-            call.latency_ms
-            for case in cases
-            if case.status in ("scored", "errored")
-            for call in case.api_calls
-            if _timed(call)
-        ]
+        _timings(call for case in cases if case.status in ("scored", "errored") for call in case.api_calls)
     )
 
 
 def _latency_p50_judged(scored: list[CaseResult]) -> float | None:
     """Median wall time of judged attempts of scored cases: the answers the scores are made of."""
-    return _median([call.latency_ms for case in scored for call in case.api_calls if call.judged])
+    return _median(_timings(call for case in scored for call in case.api_calls if call.judged))
 
 
 def _paid(cases: list[CaseResult]) -> list[tuple[CaseResult, ApiCall]]:
@@ -229,7 +224,7 @@ def _paid(cases: list[CaseResult]) -> list[tuple[CaseResult, ApiCall]]:
 
 
 def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
-    """200 answers without a price. The gateway prices every 200; a 429, 5xx or other error answer
+    """2xx answers without a price. The gateway prices every 2xx; a 429, 5xx or other error answer
     is free unless it carries a price, and a transport failure has no answer to price. Empty when
     no case was scored: the cost is then a dash for that reason alone."""
     if scored_count == 0:
@@ -237,13 +232,13 @@ def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
     return [
         f"{case.id} step {call.step + 1} attempt {call.attempt + 1}"
         for case, call in _paid(cases)
-        if call.status == 200 and call.cost_usd is None
+        if call.status is not None and is_success(call.status) and call.cost_usd is None
     ]
 
 
 def _cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
     """What the run cost per 100 scored cases: every priced answer, any status, errored cases
-    included (not in the divisor); hidden when any 200 answer was unpriced."""
+    included (not in the divisor); hidden when any 2xx answer was unpriced."""
     if scored_count == 0 or _unpriced_calls(cases, scored_count):
         return None
     total = math.fsum(call.cost_usd for _, call in _paid(cases) if call.cost_usd is not None)

@@ -7,6 +7,7 @@ give byte-identical files.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any, Literal
 
 import msgspec
@@ -95,7 +96,10 @@ class ApiCall(Record, kw_only=True):
     status: int | None
     """HTTP status, or None when the request did not complete."""
     error: str | None = None
-    latency_ms: float
+    latency_ms: float | None
+    """The wall time the runner measured, in ms; null when the attempt was not timed (an answer lobrec
+    itself refused: too large, not text, holding the key). 0.0 is a measure (a connection refused at
+    once), never a stand-in for "not timed"; results files before round three wrote 0 for both."""
     cost_usd: float | None = None
     judged: bool = False
     """This attempt's answer was the one judged (or errored the case): the last attempt of a step."""
@@ -140,7 +144,7 @@ class Metrics(Record, kw_only=True):
     latency_p50_judged_ms: float | None = None
     """The median of the judged attempts of scored cases only (the figure before suite 1.1.0)."""
     unpriced_calls: list[str] = []
-    """The 200 answers without a price ("case-id step N attempt M"); any one hides the cost."""
+    """The 2xx answers without a price ("case-id step N attempt M"); any one hides the cost."""
 
 
 class Counts(Record, kw_only=True):
@@ -275,7 +279,7 @@ class RunResult(Record, kw_only=True):
     """Only from `rescore --against`; absent from older results files."""
 
 
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(decimal_format="number")
 _decoder = msgspec.json.Decoder(RunResult)
 
 MAX_RESULTS_DEPTH = 200
@@ -288,7 +292,7 @@ def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
     unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
     what it was before those sections existed."""
-    data = msgspec.to_builtins(run)
+    data = msgspec.to_builtins(run, builtin_types=(Decimal,))  # a huge integer a model sent stays a number
     if data.get("suite_changes") is None:
         data.pop("suite_changes", None)
     for model in data["models"]:

@@ -10,7 +10,7 @@ misused: a general validator silently ignores keywords it does not know, so a to
 
 ignores the annotations title, description, default, examples, $schema and $comment, and raises
 `SchemaError` for anything else, naming the keyword and where it is. `docs/schema.md` describes the
-semantics and how `pattern` maps ECMA-262 regular expressions onto Python's `re`.
+semantics; `pattern` is an ECMA-262 regular expression run in linear time (`lobrec.core.ecma`).
 
 Schemas are compiled once into closures and cached by their canonical JSON text, so the same tool
 schema validating thousands of calls is checked and compiled once. Everything here is pure.
@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import functools
 import json
-import re
-import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
+from lobrec.core.ecma import EcmaPattern, PatternError, compile_ecma
 from lobrec.core.jsonvalue import is_integer, is_number, json_equal, json_type, preview
 from lobrec.errors import SchemaError
 
-__all__ = ["MAX_DEPTH", "check_schema", "compile_ecma", "ecma_to_python", "validate"]
+__all__ = ["MAX_DEPTH", "PatternError", "check_schema", "compile_ecma", "validate"]
 
 MAX_DEPTH = 64
 """How deeply a schema document may nest; bounds recursion at compile and at validation time."""
@@ -104,131 +103,13 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
-# --- pattern: ECMA-262 onto Python's re ----------------------------------------------------------
-#
-# JSON Schema patterns are ECMA-262 regular expressions. Compiled with re.ASCII, Python's \d \D \w \W
-# \b \B already mean what ECMA's do; the rest is rewritten token by token: \s and \S become ECMA's
-# explicit whitespace set, `.` stops at every ECMA line terminator, `$` only matches at the very end,
-# and named groups use Python's spelling. Anything else goes to re unchanged.
-
-_ECMA_SPACE = sorted(
-    {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029}
-    | {0x202F, 0x205F, 0x3000, 0xFEFF}
-)
+# --- pattern: ECMA-262, in linear time (lobrec.core.ecma) ----------------------------------------
 
 
-def _ranges(points: Sequence[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for point in points:
-        if out and out[-1][1] == point - 1:
-            out[-1] = (out[-1][0], point)
-        else:
-            out.append((point, point))
-    return out
-
-
-def _escape_point(point: int) -> str:
-    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
-
-
-def _class_body(ranges: list[tuple[int, int]]) -> str:
-    return "".join(
-        _escape_point(lo) if lo == hi else f"{_escape_point(lo)}-{_escape_point(hi)}" for lo, hi in ranges
-    )
-
-
-def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    start = 0
-    for lo, hi in ranges:
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    if start <= 0x10FFFF:
-        out.append((start, 0x10FFFF))
-    return out
-
-
-_SPACE_BODY = _class_body(_ranges(_ECMA_SPACE))
-_NONSPACE_BODY = _class_body(_complement(_ranges(_ECMA_SPACE)))
-_DOT = "[^\\n\\r\\u2028\\u2029]"
-_GROUP_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-
-
-def ecma_to_python(pattern: str) -> str:
-    """Rewrite an ECMA-262 pattern so that Python's `re` (with re.ASCII) matches like ECMA would."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    class_first = -1  # index where a `]` is still a literal (Python's rule: first in the class)
-    while i < n:
-        char = pattern[i]
-        if char == "\\" and i + 1 < n:
-            escape = pattern[i + 1]
-            if escape == "s":
-                out.append(_SPACE_BODY if in_class else f"[{_SPACE_BODY}]")
-            elif escape == "S":
-                out.append(_NONSPACE_BODY if in_class else f"[{_NONSPACE_BODY}]")
-            elif escape == "k" and not in_class and pattern.startswith("<", i + 2):
-                name = _GROUP_NAME.match(pattern, i + 3)
-                if name and pattern.startswith(">", name.end()):
-                    out.append(f"(?P={name.group()})")
-                    i = name.end() + 1
-                    continue
-                out.append("\\k")
-            else:
-                out.append(char + escape)
-            i += 2
-        elif in_class:
-            if char == "]" and i != class_first:
-                in_class = False
-                out.append(char)
-            elif char in "[&~|":
-                out.append("\\" + char)  # literal in ECMA; Python would warn of future set syntax
-            else:
-                out.append(char)
-            i += 1
-        elif char == "[":
-            in_class = True
-            i += 1
-            if pattern.startswith("^", i):
-                out.append("[^")
-                i += 1
-            else:
-                out.append("[")
-            class_first = i
-        elif char == "(" and pattern.startswith("?<", i + 1) and not pattern.startswith(("=", "!"), i + 3):
-            out.append("(?P<")
-            i += 3
-        else:
-            out.append(_DOT if char == "." else "\\Z" if char == "$" else char)
-            i += 1
-    return "".join(out)
-
-
-@functools.lru_cache(maxsize=1024)
-def compile_ecma(pattern: str, *, ignore_case: bool = False) -> re.Pattern[str]:
-    """The one regex dialect lobrec has: an ECMA-262 pattern compiled onto `re` (raises re.error).
-
-    Schema `pattern`s and the argument checks' `regex` both come here, so `$`, `.`, `\\s` and `\\d`
-    mean the same thing in both. `ignore_case` is the checks' case-insensitivity (re.IGNORECASE
-    under re.ASCII: ASCII letters fold, see docs/schema.md).
-    """
-    flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
-    # Python warns (FutureWarning) about spellings like `[+--]` that a later Python may read as
-    # set operations; with warnings as errors that would escape as a non-re.error. Compiling is
-    # cached, so the brief global filter change is cheap.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return re.compile(ecma_to_python(pattern), flags)
-
-
-def _compile_pattern(pattern: str, where: str) -> re.Pattern[str]:
+def _compile_pattern(pattern: str, where: str) -> EcmaPattern:
     try:
         return compile_ecma(pattern)
-    except re.error as exc:
-        raise SchemaError(f"invalid 'pattern' at {where}: {exc.msg}: /{pattern}/") from None
-    except (RecursionError, OverflowError) as exc:
+    except PatternError as exc:
         raise SchemaError(f"invalid 'pattern' at {where}: {exc}: /{pattern}/") from None
 
 
@@ -400,7 +281,7 @@ def _number_check(minimum: float | None, maximum: float | None) -> _Check:
 
 
 def _string_check(
-    min_length: int | None, max_length: int | None, regex: re.Pattern[str] | None, source: str
+    min_length: int | None, max_length: int | None, regex: EcmaPattern | None, source: str
 ) -> _Check:
     def check(value: Any, path: _Path, errors: list[str]) -> None:
         if not isinstance(value, str):
@@ -414,7 +295,7 @@ def _string_check(
             errors.append(
                 f"{_render(path)}: expected at most {_count(max_length, 'character')}, got {length}"
             )
-        if regex is not None and regex.search(value) is None:
+        if regex is not None and not regex.search(value):
             errors.append(f"{_render(path)}: expected a string matching /{source}/, got {_show(value)}")
 
     return check

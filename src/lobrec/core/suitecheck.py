@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lobrec.core.checks import compile_pattern
+from lobrec.core.ecma import PatternError
 from lobrec.core.jsonvalue import preview
 from lobrec.core.judge import judge_step
 from lobrec.core.schema import check_schema, validate
@@ -374,8 +375,8 @@ def _check_value(check: Check, schema: Any) -> list[str]:
         case Regex(pattern=pattern):
             try:
                 compile_pattern(pattern)
-            except re.error as exc:
-                return [f"pattern {pattern!r} does not compile: {exc}"]
+            except PatternError as exc:
+                return [f"pattern {pattern!r} cannot be used: {exc}"]
             return []
         case Range(min=low, max=high):
             if low is not None and high is not None and low > high:

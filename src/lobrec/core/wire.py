@@ -14,11 +14,12 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.jsonvalue import DuplicateKeyError, repeated_key, unique_object
+from lobrec.core.jsonvalue import DuplicateKeyError, parse_int, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
 from lobrec.errors import GatewayError
 
-_encoder = msgspec.json.Encoder()
+_encoder = msgspec.json.Encoder(decimal_format="number")
+"""A `Decimal` (an integer past Python's digit limit, `jsonvalue.parse_int`) goes out as the number."""
 
 
 class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -31,7 +32,31 @@ class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def request_body(model: str, messages: list[Message | dict[str, Any]], tools: list[Tool]) -> bytes:
-    return _encoder.encode(ChatRequest(model=model, messages=messages, tools=tools))
+    request = ChatRequest(model=model, messages=messages, tools=tools)
+    try:
+        return _encoder.encode(request)
+    except UnicodeEncodeError:
+        # A chain echoes the model's message as received, and JSON may carry a lone surrogate
+        # (`"\ud800"`) that UTF-8 cannot: it goes back as the same escape, not as U+FFFD.
+        return _encoder.encode(msgspec.structs.replace(request, messages=_escaping_surrogates(messages)))
+
+
+def _escaped(text: str) -> msgspec.Raw:
+    """A JSON string whose lone surrogates are written as `\\udXXX` escapes."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return msgspec.Raw(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted).encode("utf-8"))
+
+
+def _escaping_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _escaped(value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        return [_escaping_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        # A key cannot be raw JSON; a lone surrogate in a key (never in a call lobrec judges)
+        # becomes U+FFFD.
+        return {_without_surrogates(key): _escaping_surrogates(item) for key, item in value.items()}
+    return value
 
 
 class ObservedCall(msgspec.Struct, frozen=True, kw_only=True):
@@ -109,18 +134,29 @@ def _repeated_key_inside(value: Any) -> str | None:
     return None
 
 
-def _loads(text: str | bytes, *, unique_keys: bool = False, mark_duplicates: bool = False) -> Any:
+def _loads(
+    text: str | bytes,
+    *,
+    unique_keys: bool = False,
+    mark_duplicates: bool = False,
+    keep_surrogates: bool = False,
+) -> Any:
     """Strict JSON: Python's json accepts NaN and Infinity, which JSON does not.
 
-    JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and nothing
-    can encode afterwards (not the results file, not a chain's next request): each becomes U+FFFD.
+    JSON may also spell a lone surrogate (`"\\ud800"`), which Python keeps in the str and the
+    results file cannot encode: each becomes U+FFFD, unless `keep_surrogates` (the message a chain
+    echoes, which `request_body` writes back with the same escapes).
     """
     hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
-    data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=hook)
-    probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
-    if _SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe):
+    data = json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=hook)
+    if not keep_surrogates and _has_surrogates(text):
         data = _without_surrogates(data)
     return data
+
+
+def _has_surrogates(text: str | bytes) -> bool:
+    probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
+    return bool(_SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe))
 
 
 def _without_surrogates(value: Any) -> Any:
@@ -219,17 +255,25 @@ def _text(message: dict[str, Any]) -> str | None:
     return refusal if isinstance(refusal, str) and refusal else None
 
 
-def parse_completion(body: bytes) -> Reply:
-    """Read a 200 body as a chat completion; raise GatewayError when it is not one."""
+def is_success(status: int) -> bool:
+    """A 2xx: the gateway's success, whose body is the model's completion (a 201 or 203 as a 200)."""
+    return 200 <= status <= 299
+
+
+def parse_completion(body: bytes, status: int = 200) -> Reply:
+    """Read a 2xx body as a chat completion; raise GatewayError when it is not one (a 204's empty
+    body included: the gateway's fault, not the model's)."""
     try:
-        data = _loads(body, mark_duplicates=True)
+        received = _loads(body, mark_duplicates=True, keep_surrogates=True)
     except (ValueError, RecursionError):
-        raise GatewayError(f"the gateway's 200 body is not JSON ({len(body)} bytes)") from None
+        raise GatewayError(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
+    # What is judged and written to the results has no lone surrogate; the echo keeps them.
+    data = _without_surrogates(received) if _has_surrogates(body) else received
     if not isinstance(data, dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (not an object)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (not an object)")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (no choices)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (no choices)")
     message = choices[0].get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
     if message is None and choices[0].get("finish_reason") == "content_filter":
@@ -241,75 +285,81 @@ def parse_completion(body: bytes) -> Reply:
             quirks=[QUIRK_CONTENT_FILTER],
         )
     if not isinstance(message, dict):
-        raise GatewayError("the gateway's 200 body is not a chat completion (no message)")
+        raise GatewayError(f"the gateway's {status} body is not a chat completion (no message)")
     content = _text(message)
+    echoed: dict[str, Any] = received["choices"][0]["message"]  # the same shape, surrogates kept
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
-        return Reply(model=model, content=content, calls=[], message=message)
+        return Reply(model=model, content=content, calls=[], message=echoed)
     if not isinstance(tool_calls, list):
         return Reply(
             model=model,
             content=content,
             calls=[],
             tool_calls_problem=f"tool_calls is {type(tool_calls).__name__}, not a list",
-            message=message,
+            message=echoed,
         )
-    calls = [_parse_call(i, item) for i, item in enumerate(tool_calls)]
+    calls = [
+        msgspec.structs.replace(_parse_call(i, item), raw=as_received)
+        for i, (item, as_received) in enumerate(zip(tool_calls, echoed["tool_calls"], strict=True))
+    ]
     quirks = sorted({quirk for call in calls for quirk in call.quirks})
-    return Reply(model=model, content=content, calls=calls, message=message, quirks=quirks)
+    return Reply(model=model, content=content, calls=calls, message=echoed, quirks=quirks)
+
+
+def _failed_generation(body: bytes) -> tuple[bool, Any]:
+    """(True, the model's output) for a 400 `tool_use_failed` that carries one, else (False, None)."""
+    try:
+        error = _loads(body, mark_duplicates=True).get("error")
+    except (ValueError, RecursionError, AttributeError):
+        return False, None
+    if not isinstance(error, dict) or error.get("code") != "tool_use_failed":
+        return False, None
+    generation = error.get("failed_generation")
+    return generation is not None, generation
 
 
 def tool_use_failed(status: int, body: bytes) -> bool:
-    """A 400 that is the model's answer: the provider (Groq) rejected the model's own call and sent
-    it back in `failed_generation`. Decided here, on the recorded body, so replay agrees with live."""
-    if status != 400:
-        return False
-    try:
-        error = _loads(body).get("error")
-    except (ValueError, RecursionError, AttributeError):
-        return False
-    return (
-        isinstance(error, dict)
-        and error.get("code") == "tool_use_failed"
-        and isinstance(error.get("failed_generation"), str)
-    )
+    """A 400 that is the model's answer: the provider (Groq) refused the model's own call and sent
+    the model's output back in `failed_generation`. Decided here, on the recorded body, so replay
+    agrees with live. Without a `failed_generation` (missing or null) there is nothing of the
+    model's to judge, and the 400 errors the case like any other."""
+    return status == 400 and _failed_generation(body)[0]
+
+
+def _generated_items(generation: Any) -> list[Any]:
+    """The calls in a model's output: a string is the output's text, read as JSON when it is JSON
+    ("" is no output: no call); any other value is the output already parsed (as arguments sent as
+    an object are). An object is one call, a list one call per item (`[]`: no call); anything else
+    (text that is not JSON, a number, a string) is one call that is not a call object."""
+    if isinstance(generation, str):
+        if generation.strip() == "":
+            return []
+        try:
+            generation = _loads(generation, mark_duplicates=True)
+        except (ValueError, RecursionError):
+            return [generation]
+    if isinstance(generation, list):
+        return list(generation)
+    return [generation]
 
 
 def parse_tool_use_failed(body: bytes) -> Reply:
-    """The model's calls a provider refused, each failing with the provider's reason.
+    """The calls the model made in a provider's refusal, judged like any other calls.
 
-    `failed_generation` is the model's output: a JSON object `{name, arguments}` is one call, a
-    list of such objects one call each; anything else (text the provider could not read as a call)
-    is one call with no name.
+    The provider's verdict never decides ours: each item of `failed_generation` that is an object
+    `{name, arguments}` is read as a `tool_calls` entry's `function` (the same name and arguments
+    rules, object arguments and repeated keys included), and the refusal is kept as a quirk.
     """
-    error = _loads(body)["error"]
-    generation: str = error["failed_generation"]
-    reason = error.get("message") if isinstance(error.get("message"), str) else "tool_use_failed"
-    try:
-        parsed: Any = _loads(generation)
-    except (ValueError, RecursionError):
-        parsed = None
-    if isinstance(parsed, list) and parsed and all(isinstance(item, dict) for item in parsed):
-        items: list[Any] = parsed
-    else:
-        items = [parsed]
+    _, generation = _failed_generation(body)
     calls = []
-    for index, item in enumerate(items):
-        name = item.get("name") if isinstance(item, dict) and isinstance(item.get("name"), str) else None
-        text = generation if len(items) == 1 else json.dumps(item, ensure_ascii=False)
-        calls.append(
-            ObservedCall(
-                index=index,
-                id=None,
-                name=name,
-                arguments_text=text,
-                arguments=None,
-                problem=f"the provider rejected the call: {reason[:300]}",
-                raw={"function": {"name": name, "arguments": text}},
-                quirks=[QUIRK_REJECTED_BY_PROVIDER],
-            )
-        )
-    return Reply(model=None, content=None, calls=calls, quirks=[QUIRK_REJECTED_BY_PROVIDER])
+    for index, item in enumerate(_generated_items(generation)):
+        # An object is the call's `function`, echoed into a chain as the model wrote it.
+        entry = {"type": "function", "function": item} if isinstance(item, dict) else item
+        call = _parse_call(index, entry)
+        calls.append(msgspec.structs.replace(call, quirks=sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER})))
+    quirks = sorted({quirk for call in calls for quirk in call.quirks} | {QUIRK_REJECTED_BY_PROVIDER})
+    return Reply(model=None, content=None, calls=calls, quirks=quirks)
 
 
 def call_id(call: ObservedCall) -> str:

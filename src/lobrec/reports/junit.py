@@ -43,7 +43,7 @@ def _seconds(ms: float) -> str:
 
 
 def _case_ms(case: CaseResult) -> float:
-    return math.fsum(call.latency_ms for call in case.api_calls)
+    return math.fsum(call.latency_ms for call in case.api_calls if call.latency_ms is not None)
 
 
 def failure_text(case: CaseResult) -> tuple[str, str]:
