@@ -32,10 +32,11 @@ QUADRATIC = r"^\s*charge_customer\s*\(?\s*$"
 EXPONENTIAL = "^([a-z]+/?)+$"
 BOMBS = {
     # name: (the check's pattern, the tool schema's pattern or None, the argument the model sends)
-    "a quadratic check on the name, 300k spaces and x": (
+    "a quadratic check on the name, 100k spaces and x": (
         QUADRATIC,
         None,
-        "charge_customer" + " " * 300_000 + "x",
+        # 100k spaces: under the 256 KiB a case keeps, still hours for a backtracking engine
+        "charge_customer" + " " * 100_000 + "x",
     ),
     "an exponential check and schema pattern on 32 characters": (EXPONENTIAL, EXPONENTIAL, "a" * 31 + "!"),
 }
