@@ -15,6 +15,25 @@ RESULTS_FORMAT = 1
 
 CaseStatus = Literal["scored", "errored", "stale", "unrecorded"]
 
+FailureKind = Literal[
+    "reply_withheld",
+    "call_not_needed",
+    "malformed_tool_calls",
+    "no_call",
+    "made_up_tool",
+    "premature_chain_call",
+    "missing_parallel_call",
+    "extra_call",
+    "wrong_tool",
+    "arguments_not_json",
+    "arguments_not_object",
+    "argument_check",
+    "duplicate_call",
+    "other",
+]
+"""Why a failed step failed, one kind per step; the order is the precedence (docs/metrics.md,
+"Failure kinds"): the first that applies wins."""
+
 
 class Record(msgspec.Struct, kw_only=True, frozen=True):
     """Base for result Structs: keyword-only and immutable."""
@@ -31,6 +50,11 @@ class Mismatch(Record, kw_only=True):
     expected: Any
     got: Any
     reason: str
+    check: str | None = None
+    """For a failed argument check, its kind (`eq`, `regex`, `range`...); null for any other mismatch
+    and in results files written before it existed."""
+    argument: str | None = None
+    """For a failed argument check, the argument it tests."""
 
 
 class CallRecord(Record, kw_only=True):
@@ -62,7 +86,13 @@ class StepVerdict(Record, kw_only=True):
     pairing: list[int] = []
     quirks: list[str] = []
     """Tolerances the step's reply leaned on (its calls' quirks, or "content filter")."""
-    """For a passing call step: for each expected call, the index of the model's call matched to it."""
+    failure_kind: FailureKind | None = None
+    """Why a failed step of a scored case failed, from `lobrec.core.failures` (null when it passed,
+    and in results files written before it existed)."""
+    failure_argument: str | None = None
+    """For `argument_check`: the argument whose check failed (the first, in the mismatches' order)."""
+    failure_check: str | None = None
+    """For `argument_check`: that check's kind."""
 
 
 class ApiCall(Record, kw_only=True):
@@ -89,6 +119,9 @@ class CaseResult(Record, kw_only=True):
     """Why the case was errored, stale or unrecorded."""
     steps: list[StepVerdict] = []
     api_calls: list[ApiCall] = []
+    broke_at: int | None = None
+    """For a failed scored case of two or more steps (a chain): the index of the step where it broke
+    (the first step that failed). Null otherwise, and in files written before it existed."""
 
     @property
     def passed(self) -> bool:
@@ -200,10 +233,15 @@ class ModelResult(Record, kw_only=True):
     counts: Counts
     has_scores: bool
     """False when no case was scored: every rate is then a dash."""
+    tier: int | None = None
+    """The model's rank among the models of the run, shared with the models the paired test cannot
+    tell it apart from (`lobrec.core.tiers`); null without scores, and in older files."""
     metrics: Metrics
     groups: dict[str, Metrics]
     answered_by: dict[str, int]
     """Which model answered how many judged calls (for `auto`, Nex's choices)."""
+    failures: dict[str, int] = {}
+    """Failed steps of scored cases by failure kind (summed over runs), in precedence order."""
     cases: list[CaseResult]
     """Run 1's cases (the only run unless `repeats` says otherwise)."""
     repeats: Repeats | None = None
