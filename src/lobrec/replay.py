@@ -52,6 +52,7 @@ from lobrec.core.metrics import model_result
 from lobrec.core.repeats import combine_runs
 from lobrec.core.results import CaseResult, ModelResult, RunResult, SuiteRef
 from lobrec.core.suite import SEMVER, Case, Suite
+from lobrec.core.tiers import rank_run
 from lobrec.errors import CassetteError
 from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.runner import Progress, no_sleep, run_case, temperature_ignored
@@ -185,7 +186,12 @@ def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) 
         model_result(suite, model, cases, temperature_ignored(cases))
         for model, cases in sorted(cases_by_model.items())
     ]
-    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
+    return finish_run(RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models))
+
+
+def finish_run(run: RunResult) -> RunResult:
+    """What needs every model of the run at once: tiers, the resolution."""
+    return rank_run(run)
 
 
 @dataclass(kw_only=True)
@@ -283,7 +289,7 @@ def _assemble(suite: Suite, models: list[ReplayModel], entries: list[ModelResult
             ).values()
             per_run.append(model_result(suite, model, merged, temperature_ignored(merged)))
         results.append(combine_runs(suite, per_run))
-    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results)
+    return finish_run(RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results))
 
 
 def _by_model(

@@ -283,12 +283,31 @@ class SuiteChanges(Record, kw_only=True):
     models: list[ModelSuiteChange]
 
 
+class Resolution(Record, kw_only=True):
+    """The smallest overall difference the paired test resolves on these cases (docs/metrics.md,
+    "Resolution"): at significance `alpha`, with probability `power`."""
+
+    alpha: float
+    power: float
+    cases: int
+    """The paired cases the figure is for."""
+    flip_rate: float
+    """The share of cases (percent) assumed to flip either way regardless of any real difference:
+    the run-to-run flips of repeated runs (for a `diff`, at least the pair's two-way disagreement)."""
+    repeated: bool
+    """The flip rate was measured on repeated runs; false: no repeats, flips unknown (a best case)."""
+    min_difference: float | None
+    """Percentage points, rounded up to 0.1; null when no difference can be resolved."""
+
+
 class RunResult(Record, kw_only=True):
     results_format: int = RESULTS_FORMAT
     suite: SuiteRef
     models: list[ModelResult]
     suite_changes: SuiteChanges | None = None
     """Only from `rescore --against`; absent from older results files."""
+    resolution: Resolution | None = None
+    """The run's resolution; absent when no model has scores, and from older results files."""
 
 
 _encoder = msgspec.json.Encoder()
@@ -300,8 +319,9 @@ def encode_results(run: RunResult) -> bytes:
     unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
     what it was before those sections existed."""
     data = msgspec.to_builtins(run)
-    if data.get("suite_changes") is None:
-        data.pop("suite_changes", None)
+    for key in ("suite_changes", "resolution"):
+        if data.get(key) is None:
+            data.pop(key, None)
     for model in data["models"]:
         if model.get("repeats") is None:
             model.pop("repeats", None)
