@@ -96,3 +96,24 @@ def test_the_run_resolution_counts_flips_between_runs() -> None:
     assert resolution.min_difference == min_difference(20, 14 / 60)
     plain = run_resolution([models[0]])
     assert plain is not None and (plain.flip_rate, plain.repeated, plain.min_difference) == (0.0, False, 36.7)
+
+
+def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> None:
+    from lobrec.core.compare import compare
+    from lobrec.core.tiers import resolution_sentence, with_resolution
+
+    a, b = model_of(SUITE, "A", []), model_of(SUITE, "B", range(8))
+    # 8 discordant cases all one way: the two-way disagreement is 0, no repeats: 36.7 pp on 20 cases.
+    found = with_resolution(compare(a, b), a, b)
+    assert found.resolution is not None and found.resolution.min_difference == 36.7
+    assert found.resolved is True  # -40 pp
+    assert resolution_sentence(found.resolution, -40.0) == (
+        "On 20 cases, with 0% of them flipping either way (no repeats: a best case), the smallest overall "
+        "difference resolved at 5% with 80% power is 36.7 pp; the observed difference (-40.0 pp) is above it."
+    )
+    # B fails 0..3 and passes nothing A fails, C fails 0..1 and 4..5: b = 2, c = 2 two-way of 20 = 20%.
+    c = model_of(SUITE, "C", [0, 1, 4, 5])
+    d = model_of(SUITE, "D", range(4))
+    pair = with_resolution(compare(c, d), c, d)
+    assert pair.resolution is not None and pair.resolution.flip_rate == 20.0
+    assert pair.resolved is False

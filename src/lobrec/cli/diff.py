@@ -79,11 +79,13 @@ def diff_command(
     would.
     """
     from lobrec.core.compare import compare
+    from lobrec.core.tiers import with_resolution
     from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_markdown
 
     try:
-        comparison = compare(load_side(a, suite_path), load_side(b, suite_path))
+        side_a, side_b = load_side(a, suite_path), load_side(b, suite_path)
+        comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:

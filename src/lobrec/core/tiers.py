@@ -256,9 +256,41 @@ __all__ = [
     "power",
     "rank_run",
     "ranked",
+    "resolution_sentence",
     "run_resolution",
     "tiers",
+    "with_resolution",
 ]
+
+
+def with_resolution(comparison: Comparison, a: ModelResult, b: ModelResult) -> Comparison:
+    """The comparison with its `resolution` and whether the observed overall difference reaches it."""
+    resolution = pair_resolution(comparison, a, b)
+    observed = next((item.delta for item in comparison.deltas if item.metric == "overall"), None)
+    resolved = None
+    if resolution is not None and resolution.min_difference is not None and observed is not None:
+        resolved = abs(observed) >= resolution.min_difference
+    elif resolution is not None and resolution.min_difference is None:
+        resolved = False
+    return msgspec.structs.replace(comparison, resolution=resolution, resolved=resolved)
+
+
+def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
+    """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
+    if resolution is None:
+        return ""
+    measured = (
+        "measured between repeated runs" if resolution.repeated else "no repeats measured it: a best case"
+    )
+    head = f"On {resolution.cases} cases, with {resolution.flip_rate:g}% of them flipping either way ({measured})"
+    test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
+    if resolution.min_difference is None:
+        return f"{head}, no overall difference can be resolved {test}."
+    sentence = f"{head}, the smallest overall difference resolved {test} is {resolution.min_difference:g} pp"
+    if observed is None:
+        return sentence + "."
+    where = "above" if abs(observed) >= resolution.min_difference else "below"
+    return sentence + f"; the observed difference ({observed:+.1f} pp) is {where} it."
 
 
 def rank_run(run: RunResult) -> RunResult:
