@@ -279,10 +279,9 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
     """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
     if resolution is None:
         return ""
-    measured = (
-        "measured between repeated runs" if resolution.repeated else "no repeats measured it: a best case"
-    )
-    head = f"On {resolution.cases} cases, with {resolution.flip_rate:g}% of them flipping either way ({measured})"
+    measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
+    share = f"{resolution.flip_rate:g}%"
+    head = f"On {resolution.cases} cases, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
