@@ -334,7 +334,7 @@ def test_an_unknown_model_is_404_model_not_found() -> None:
         headers={"content-type": "application/json"},
         body=b'{"error":{"message":"The model `gpt-imaginary` does not exist. Known models: fixture/oracle, '
         b"fixture/silent, fixture/eager, fixture/sloppy, fixture/no-temperature, fixture/unpriced, "
-        b'fixture/plausible, fixture/flaky, auto.",'
+        b'fixture/plausible, fixture/flaky, auto, fake/alpha, fake/beta.",'
         b'"type":"invalid_request_error","code":"model_not_found"}}',
     )
 
@@ -748,4 +748,6 @@ def test_every_model_is_listed() -> None:
         "fixture/plausible",
         "fixture/flaky",
         "auto",
+        "fake/alpha",
+        "fake/beta",
     )

@@ -226,6 +226,58 @@ class Repeats(Record, kw_only=True):
     cases: list[CaseRuns]
 
 
+class RoutedCase(Record, kw_only=True):
+    """One case of run 1 through Nex."""
+
+    id: str
+    chosen: list[str]
+    """The models that answered Nex's judged calls of the case, in step order, each once."""
+    outcome: RunOutcome
+    """Nex's outcome on the case."""
+    chosen_outcomes: dict[str, RunOutcome | None]
+    """Each chosen model's own outcome on the case (null: that model was not recorded)."""
+    best: str | None
+    """The best recorded candidate (highest overall, then name)."""
+    best_outcome: RunOutcome | None
+
+
+class RouteFigure(Record, kw_only=True):
+    """One way of answering the compared cases: its overall, cost and latency."""
+
+    name: str
+    overall: Rate
+    cost_per_100_cases_usd: float | None
+    latency_p50_ms: float | None
+
+
+class RoutingRun(Record, kw_only=True):
+    """One run of `auto` against its candidates (a candidate's run of the same number, else its last)."""
+
+    run: int
+    cases: int
+    """The compared cases: scored for Nex and for every recorded candidate in this run."""
+    nex: RouteFigure
+    candidates: list[RouteFigure]
+    direct: RouteFigure
+    """Nex's choices answered directly: each case as its chosen model answered it (cases whose
+    chosen model was not recorded are left out of this one figure)."""
+    oracle: RouteFigure
+    regret: float | None
+    """Oracle's overall minus Nex's, in percentage points: what better choices would have gained."""
+
+
+class Routing(Record, kw_only=True):
+    candidates: list[str]
+    """Every model Nex answered with (judged calls of scored cases, any run), by name."""
+    recorded: list[str]
+    """The candidates this run holds."""
+    unrecorded: list[str]
+    """The candidates it does not: record them (`lobrec record --model NAME`) to compare."""
+    best: str | None
+    cases: list[RoutedCase]
+    runs: list[RoutingRun]
+
+
 class ModelResult(Record, kw_only=True):
     model: str
     suite: SuiteRef
@@ -246,6 +298,8 @@ class ModelResult(Record, kw_only=True):
     """Run 1's cases (the only run unless `repeats` says otherwise)."""
     repeats: Repeats | None = None
     """Only for a model with K > 1 runs; absent from the file otherwise (and from older files)."""
+    routing: Routing | None = None
+    """Only for `auto` when it answered with other models (`lobrec.core.routing`); absent otherwise."""
 
     @property
     def run_count(self) -> int:
@@ -323,8 +377,9 @@ def encode_results(run: RunResult) -> bytes:
         if data.get(key) is None:
             data.pop(key, None)
     for model in data["models"]:
-        if model.get("repeats") is None:
-            model.pop("repeats", None)
+        for key in ("repeats", "routing"):
+            if model.get(key) is None:
+                model.pop(key, None)
     return msgspec.json.format(_encoder.encode(data), indent=2) + b"\n"
 
 
