@@ -337,7 +337,12 @@ def _served_model(model: str, location: Location | None) -> str:
         return model
     if location is None:
         return AUTO_CHOICES[0]
-    return AUTO_CHOICES[_digest(location.case.id)[0] % len(AUTO_CHOICES)]
+    return auto_choice(location.case.id)
+
+
+def auto_choice(case_id: str) -> str:
+    """The model `auto` routes a case to: fixed per case by a hash of its id."""
+    return AUTO_CHOICES[_digest(case_id)[0] % len(AUTO_CHOICES)]
 
 
 def _ok_headers(model: str, call: ChatCall, completion: dict[str, Any]) -> dict[str, str]:
