@@ -108,7 +108,7 @@ def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> 
     assert found.resolution is not None and found.resolution.min_difference == 36.7
     assert found.resolved is True  # -40 pp
     assert resolution_sentence(found.resolution, -40.0) == (
-        "On 20 cases, with 0% of them flipping either way (no repeats: a best case), the smallest overall "
+        "On 20 cases, with 0.0% of them flipping either way (no repeats: a best case), the smallest overall "
         "difference resolved at 5% with 80% power is 36.7 pp; the observed difference (-40.0 pp) is above it."
     )
     # B fails 0..3 and passes nothing A fails, C fails 0..1 and 4..5: b = 2, c = 2 two-way of 20 = 20%.

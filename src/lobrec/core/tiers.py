@@ -280,7 +280,7 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
     if resolution is None:
         return ""
     measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
-    share = f"{resolution.flip_rate:g}%"
+    share = f"{resolution.flip_rate:.1f}%"
     head = f"On {resolution.cases} cases, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
