@@ -125,3 +125,39 @@ def test_the_routing_of_auto_follows_the_fake_gateways_rules(rescored: RunResult
     assert (run.cases, run.oracle.overall.passed) == (80, either)
     assert run.direct.overall == run.nex.overall
     assert run.regret == round(100 * regret / 80, 4) and regret > 0
+
+
+def test_rescore_names_an_unrecorded_candidate_with_the_command_that_records_it(tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from lobrec.cli import app
+
+    for folder in ("auto", "fake%2Falpha"):
+        shutil.copytree(ROOT / "fixtures" / "cassettes" / folder, tmp_path / folder)
+    out = tmp_path / "results.json"
+    result = CliRunner().invoke(app, ["rescore", str(tmp_path), "--json", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert (
+        f"lobrec: auto: answered with fake/beta, not recorded here. Record them with: "
+        f"lobrec record --model fake/beta --cassettes {tmp_path}"
+    ) in result.stderr.splitlines()
+    from lobrec.core.results import decode_results
+
+    (auto,) = [m for m in decode_results(out.read_bytes()).models if m.model == "auto"]
+    assert auto.routing is not None
+    assert (auto.routing.recorded, auto.routing.unrecorded) == (["fake/alpha"], ["fake/beta"])
+
+
+def test_the_markdown_report_shows_failure_kinds_tiers_and_routing(rescored: RunResult) -> None:
+    from lobrec.reports.markdown import render_markdown
+
+    text = render_markdown(rescored)
+    assert "| Model | Tier | Overall |" in text
+    assert "| fixture/oracle | 1 | 100.0% |" in text
+    assert "| fixture/silent | 0 | 66 | 0 | 0 | 0 | 0 | 0 | 0 | 66 |" in text
+    assert "#### Routing of auto" in text
+    assert "| oracle router \\(a passing candidate\\) | 98.8% | 79/80 |" in text or (
+        "| oracle router (a passing candidate) | 98.8% | 79/80 |" in text
+    )

@@ -349,9 +349,8 @@ def render_insight(run: RunResult, console: Console) -> None:
     for model in routed(run):
         console.print()
         for heading, figures in routing_rows(model):
-            console.print(
-                _plain_table(f"Routing of {printable(model.model)}, {heading}", ROUTING_HEADER, figures)
-            )
+            title = f"Routing of {printable(model.model)}, {heading}"
+            console.print(_plain_table(run, title, ROUTING_HEADER, figures))
         console.print(Text("\n".join(f"• {note}" for note in routing_notes(model))))
 
 
