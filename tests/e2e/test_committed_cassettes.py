@@ -158,6 +158,4 @@ def test_the_markdown_report_shows_failure_kinds_tiers_and_routing(rescored: Run
     assert "| fixture/oracle | 1 | 100.0% |" in text
     assert "| fixture/silent | 0 | 66 | 0 | 0 | 0 | 0 | 0 | 0 | 66 |" in text
     assert "#### Routing of auto" in text
-    assert "| oracle router \\(a passing candidate\\) | 98.8% | 79/80 |" in text or (
-        "| oracle router (a passing candidate) | 98.8% | 79/80 |" in text
-    )
+    assert "| oracle router (a passing candidate) | 98.8% | 79/80 | \\$0.0811 | 87 ms |" in text
