@@ -117,3 +117,13 @@ def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> 
     pair = with_resolution(compare(c, d), c, d)
     assert pair.resolution is not None and pair.resolution.flip_rate == 20.0
     assert pair.resolved is False
+
+
+@pytest.mark.parametrize("flip", [0.0, 0.05, 0.2])
+def test_above_the_exact_limit_connors_approximation_is_within_a_few_tenths(flip: float) -> None:
+    from lobrec.core import tiers as module
+
+    exact = min_difference(module.EXACT_UP_TO, flip)
+    approximate = min_difference(module.EXACT_UP_TO + 1, flip)
+    assert exact is not None and approximate is not None
+    assert abs(exact - approximate) <= 0.4
