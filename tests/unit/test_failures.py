@@ -302,3 +302,11 @@ def test_errored_cases_keep_their_reason_and_get_no_kind() -> None:
     result = CaseResult(id="chain-x", group="chains", status="errored", reason="HTTP 503", steps=[step0])
     assert annotate_case(CHAIN, result) == result
     assert broke_at(CHAIN, result) is None
+
+
+def test_arguments_nested_past_the_recursion_limit_are_classified_without_raising() -> None:
+    deep = "[" * 50_000 + "]" * 50_000
+    given = verdict(["read"], [call("read", deep)], [unparsed(0)])
+    assert classify_step(given) == StepFailure(kind="arguments_not_object")
+    broken = verdict(["read"], [call("read", "{" + deep)], [unparsed(0)])
+    assert classify_step(broken) == StepFailure(kind="arguments_not_json")

@@ -47,6 +47,8 @@ def _parses(text: str | None) -> bool:
         json.loads(text)
     except ValueError:
         return False
+    except RecursionError:  # nested past Python's limit: JSON unless it opens as the object it isn't
+        return not text.lstrip().startswith("{")
     return True
 
 
