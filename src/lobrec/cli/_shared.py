@@ -14,7 +14,7 @@ import enum
 import inspect
 import signal
 import sys
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -255,9 +255,13 @@ def report_console(*, stderr: bool = False) -> Any:
 
 def write_report(target: str, text: str) -> None:
     """Write a report to a file, or to stdout for `-`."""
+    # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
+    # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
+    data = text.encode("utf-8", "backslashreplace")
     if target == "-":
-        sys.stdout.write(text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
     from lobrec.cassettes import write_atomic
 
@@ -265,7 +269,7 @@ def write_report(target: str, text: str) -> None:
     if path.is_dir():
         raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
     try:
-        write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
+        write_atomic(path, data)  # a kill mid-write leaves no half report
     except OSError as exc:
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
@@ -308,37 +312,64 @@ def emit_reports(
     goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
     from lobrec.core.results import encode_results
 
-    if json_out:
-        write_report(json_out, encode_results(run).decode("utf-8"))
-    if markdown_out:
+    def markdown() -> str:
         from lobrec.reports.markdown import render_markdown
 
-        write_report(markdown_out, render_markdown(run))
-    if html_out:
+        return render_markdown(run)
+
+    def html() -> str:
         from lobrec.reports.html import render_html
 
-        write_report(html_out, render_html(run, suite))
-    if csv_out or jsonl_out:
-        from lobrec.reports.export import to_csv, to_jsonl
+        return render_html(run, suite)
 
-        if csv_out:
-            write_report(csv_out, to_csv(run, suite))
-        if jsonl_out:
-            write_report(jsonl_out, to_jsonl(run, suite))
-    if junit_out:
+    def csv() -> str:
+        from lobrec.reports.export import to_csv
+
+        return to_csv(run, suite)
+
+    def jsonl() -> str:
+        from lobrec.reports.export import to_jsonl
+
+        return to_jsonl(run, suite)
+
+    def junit() -> str:
         from lobrec.reports.junit import to_junit
 
-        write_report(junit_out, to_junit(run, suite))
-    if summary_out:
+        return to_junit(run, suite)
+
+    def summary() -> str:
         from lobrec.reports.summary import to_summary
 
-        write_report(summary_out, to_summary(run, suite))
+        return to_summary(run, suite)
+
+    reports: list[tuple[str | None, Callable[[], str]]] = [
+        (json_out, lambda: encode_results(run).decode("utf-8")),
+        (markdown_out, markdown),
+        (html_out, html),
+        (csv_out, csv),
+        (jsonl_out, jsonl),
+        (junit_out, junit),
+        (summary_out, summary),
+    ]
+    failed: typer.Exit | None = None
+    for target, render in reports:
+        if target:
+            # One report that cannot be built or written is named, and the others are still
+            # written: a hostile value must not cost the run every report after it.
+            try:
+                write_report(target, render())
+            except typer.Exit as exc:
+                failed = exc
+            except (ValueError, OverflowError, RecursionError) as exc:
+                failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
         outs = (json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out)
         to_stdout = "-" not in outs
         render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
+    if failed is not None:
+        raise failed
 
 
 # Options shared by `record` and `rescore`, declared once.
