@@ -428,6 +428,15 @@ step_verdicts = st.builds(
     mismatches=st.lists(mismatches, max_size=3),
 )
 
+# --- gates (lobrec.core.gates) -----------------------------------------------------------------------
+
+allowance_texts = st.one_of(
+    st.integers(0, 100).map(str),
+    st.integers(0, 100).map(lambda n: f"{n}%"),
+    st.tuples(st.integers(0, 99), st.integers(0, 99)).map(lambda pair: f"{pair[0]}.{pair[1]}%"),
+)
+"""`--max-errored` values: a count, a whole percentage, a percentage with decimals."""
+
 
 # --- API keys (issue 25: the key in every spelling) ------------------------------------------------
 
