@@ -1,5 +1,8 @@
 """`make record-fixtures`: re-record the committed fixture cassettes and their expected results.
 
+`python scripts/record_fixtures.py auto fake/alpha fake/beta` re-records only the named folders
+(and rewrites the expected results), so adding a fixture does not churn the others' cassettes.
+
 Records the five fixture models and `fixture/flaky` (three runs) against the in-process fake gateway
 on the current suite, into `fixtures/cassettes/`, and `fixture/plausible` (which answers with the suite's own
 wrong answers) on suite 1.0.0 (`suite/history/1.0.0.json`: the requests are the same bytes), so the
@@ -14,11 +17,12 @@ import asyncio
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from lobrec.cassettes import model_dir_name
-from lobrec.core.results import encode_results
+from lobrec.core.results import ModelResult, encode_results
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import FakeGateway
 from lobrec.gateway import resolve_gateway
@@ -30,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ["fixture/oracle", "fixture/silent", "fixture/eager", "fixture/sloppy", "fixture/no-temperature"]
 ON_1_0_0 = ["fixture/plausible"]
 """Recorded with the 1.0.0 suite file: cassettes made before 1.1.0 existed, as a user's would be."""
+ROUTED = ["auto", "fake/alpha", "fake/beta"]
+"""`auto` and the models it routes to, recorded together, so `make demo` shows the routing view."""
 REPEATED = {"fixture/flaky": 3}
 """Recorded with `--repeat K`, so `make demo` shows runs, pass^K, pass@K and the flaky cases."""
 PORT = 47213
@@ -43,23 +49,42 @@ def record_repeated(suite: Suite, url: str, cassettes: Path) -> None:
         asyncio.run(record(suite, resolve_gateway(url, {}), options))
 
 
-def main() -> int:
+def _record(suite: Suite, url: str, cassettes: Path, models: list[str]) -> list[ModelResult]:
+    if not models:
+        return []
+    options = RecordOptions(models=models, cassettes=cassettes, concurrency=8)
+    return asyncio.run(record(suite, resolve_gateway(url, {}), options)).run.models
+
+
+def main(only: list[str]) -> int:
     suite = load_suite(ROOT / "suite" / "suite.json")
     cassettes = ROOT / "fixtures" / "cassettes"
     old = load_suite(ROOT / "suite" / "history" / "1.0.0.json")
-    for model in [*MODELS, *ON_1_0_0, *REPEATED]:
+    every = [*MODELS, *ON_1_0_0, *REPEATED, *ROUTED]
+    unknown = [model for model in only if model not in every]
+    if unknown:
+        print(f"not a fixture model: {', '.join(unknown)} (known: {', '.join(every)})", file=sys.stderr)
+        return 2
+    chosen = only or every
+
+    def picked(models: Any) -> list[str]:
+        return [model for model in models if model in chosen]
+
+    for model in chosen:
         shutil.rmtree(cassettes / model_dir_name(model), ignore_errors=True)
     with FakeGateway(suite, port=PORT, latency_ms=5) as gateway:
-        options = RecordOptions(models=MODELS, cassettes=cassettes, concurrency=8)
-        outcome = asyncio.run(record(suite, resolve_gateway(gateway.url, {}), options))
-        options = RecordOptions(models=ON_1_0_0, cassettes=cassettes, concurrency=8)
-        asyncio.run(record(old, resolve_gateway(gateway.url, {}), options))
-        record_repeated(suite, gateway.url, cassettes)
+        recorded_models = _record(suite, gateway.url, cassettes, picked(MODELS))
+        _record(old, gateway.url, cassettes, picked(ON_1_0_0))
+        recorded_models += _record(suite, gateway.url, cassettes, picked(ROUTED))
+        if picked(REPEATED):
+            record_repeated(suite, gateway.url, cassettes)
+    recorded = {model.model: model for model in recorded_models}
     replayed = asyncio.run(rescore(suite, cassettes))
     data = encode_results(replayed.run)
-    recorded = {model.model: model for model in outcome.run.models}
+    # Tiers rank a model among the run's models: a recording holds fewer, so they are left out here.
     if any(
-        msgspec.json.encode(m) != msgspec.json.encode(recorded[m.model])
+        msgspec.json.encode(msgspec.structs.replace(m, tier=None))
+        != msgspec.json.encode(msgspec.structs.replace(recorded[m.model], tier=None))
         for m in replayed.run.models
         if m.model in recorded
     ):
@@ -73,4 +98,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from lobrec.core.results import ApiCall, CallRecord, CaseResult, StepVerdict
+from lobrec.core.results import ApiCall, CallRecord, CaseResult, Mismatch, StepVerdict
 from lobrec.core.suite import (
     GROUPS,
     CallStep,
@@ -383,6 +383,51 @@ def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
     chosen = draw(st.lists(st.sampled_from(suite.cases), unique_by=lambda case: case.id))
     return suite, [draw(case_result(case)) for case in chosen]
 
+
+# --- failed steps (lobrec.core.failures) ----------------------------------------------------------
+
+mismatches = st.builds(
+    Mismatch,
+    path=st.sampled_from(
+        [
+            "names",
+            "message",
+            "tool_calls",
+            "calls[0]",
+            "calls[0].arguments",
+            "calls[1].arguments",
+            "calls[0].arguments.a",
+            "x",
+        ]
+    ),
+    expected=st.none() | st.just("a JSON object"),
+    got=st.none(),
+    reason=st.just("r"),
+    check=st.none() | st.sampled_from(["eq", "regex", "range"]),
+    argument=st.none() | st.sampled_from(["a", "b"]),
+)
+step_verdicts = st.builds(
+    StepVerdict,
+    index=st.integers(min_value=0, max_value=3),
+    expects=st.sampled_from(["call", "no_call"]),
+    passed=st.booleans(),
+    names_match=st.booleans(),
+    expected_names=st.lists(st.sampled_from(TOOL_NAMES), max_size=3),
+    calls=st.lists(
+        st.one_of(
+            call_records,
+            st.builds(
+                CallRecord,
+                name=st.sampled_from(TOOL_NAMES),
+                arguments=st.sampled_from([None, "{", "[]", "{}", '{"a": 1}']),
+                offered=st.just(True),
+                schema_valid=st.just(False),
+            ),
+        ),
+        max_size=3,
+    ),
+    mismatches=st.lists(mismatches, max_size=3),
+)
 
 # --- gates (lobrec.core.gates) -----------------------------------------------------------------------
 

@@ -51,7 +51,9 @@ from lobrec.cassettes import (
 from lobrec.core.metrics import model_result
 from lobrec.core.repeats import combine_runs
 from lobrec.core.results import CaseResult, ModelResult, RunResult, SuiteRef
+from lobrec.core.routing import ROUTER, routing
 from lobrec.core.suite import SEMVER, Case, Suite
+from lobrec.core.tiers import rank_run
 from lobrec.errors import CassetteError
 from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.runner import Progress, no_sleep, run_case, temperature_ignored
@@ -191,7 +193,18 @@ def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) 
         model_result(suite, model, cases, temperature_ignored(cases))
         for model, cases in sorted(cases_by_model.items())
     ]
-    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
+    return finish_run(suite, RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models))
+
+
+def finish_run(suite: Suite, run: RunResult) -> RunResult:
+    """What needs every model of the run at once: tiers, the resolution, and `auto`'s routing."""
+    models = [
+        model
+        if model.model != ROUTER
+        else msgspec.structs.replace(model, routing=routing(suite, model, run.models))
+        for model in run.models
+    ]
+    return rank_run(msgspec.structs.replace(run, models=models))
 
 
 @dataclass(kw_only=True)
@@ -289,7 +302,9 @@ def _assemble(suite: Suite, models: list[ReplayModel], entries: list[ModelResult
             ).values()
             per_run.append(model_result(suite, model, merged, temperature_ignored(merged)))
         results.append(combine_runs(suite, per_run))
-    return RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results)
+    return finish_run(
+        suite, RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results)
+    )
 
 
 def _by_model(

@@ -21,6 +21,9 @@ from lobrec.suite_file import load_suite
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"
 FIXTURE_MODELS = [
+    "auto",
+    "fake/alpha",
+    "fake/beta",
     "fixture/eager",
     "fixture/flaky",
     "fixture/no-temperature",
@@ -93,3 +96,66 @@ def test_plausible_was_recorded_on_1_0_0_and_its_slips_fail_at_1_1_0(rescored: R
     passed = {case.id for case in model.cases if case.passed}
     assert passed == {case.id for case in model.cases if case.group == "no_call"}
     assert model.counts.stale == 0
+
+
+def test_the_routing_of_auto_follows_the_fake_gateways_rules(rescored: RunResult) -> None:
+    """auto answers each case as the model it picks: its verdicts are that model's, each candidate
+    fails only cases it is scripted to miss, the oracle passes every case one candidate passed, and
+    the regret is the cases auto's picks failed that the other candidate passed."""
+    from lobrec.fakegateway.models import auto_choice, routed_misses
+
+    suite = load_suite(ROOT / "suite" / "suite.json")
+    by_name = {m.model: {case.id: case.passed for case in m.cases} for m in rescored.models}
+    (auto,) = [m for m in rescored.models if m.model == "auto"]
+    routing = auto.routing
+    assert routing is not None and routing.unrecorded == []
+    assert routing.recorded == ["fake/alpha", "fake/beta"]
+    other = {"fake/alpha": "fake/beta", "fake/beta": "fake/alpha"}
+    regret = 0
+    for case, routed in zip(suite.cases, routing.cases, strict=True):
+        pick = auto_choice(case.id)
+        assert routed.chosen == [pick]
+        assert routed.outcome == routed.chosen_outcomes[pick]
+        assert routed.outcome == ("passed" if by_name[pick][case.id] else "failed")
+        for name in other:
+            assert by_name[name][case.id] or routed_misses(name, case.id)
+        regret += not by_name[pick][case.id] and by_name[other[pick]][case.id]
+    either = sum(by_name["fake/alpha"][c.id] or by_name["fake/beta"][c.id] for c in suite.cases)
+    (run,) = routing.runs
+    assert (run.cases, run.oracle.overall.passed) == (80, either)
+    assert run.direct.overall == run.nex.overall
+    assert run.regret == round(100 * regret / 80, 4) and regret > 0
+
+
+def test_rescore_names_an_unrecorded_candidate_with_the_command_that_records_it(tmp_path: Path) -> None:
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from lobrec.cli import app
+
+    for folder in ("auto", "fake%2Falpha"):
+        shutil.copytree(ROOT / "fixtures" / "cassettes" / folder, tmp_path / folder)
+    out = tmp_path / "results.json"
+    result = CliRunner().invoke(app, ["rescore", str(tmp_path), "--json", str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert (
+        f"lobrec: auto: answered with fake/beta, not recorded here. Record them with: "
+        f"lobrec record --model fake/beta --cassettes {tmp_path}"
+    ) in result.stderr.splitlines()
+    from lobrec.core.results import decode_results
+
+    (auto,) = [m for m in decode_results(out.read_bytes()).models if m.model == "auto"]
+    assert auto.routing is not None
+    assert (auto.routing.recorded, auto.routing.unrecorded) == (["fake/alpha"], ["fake/beta"])
+
+
+def test_the_markdown_report_shows_failure_kinds_tiers_and_routing(rescored: RunResult) -> None:
+    from lobrec.reports.markdown import render_markdown
+
+    text = render_markdown(rescored)
+    assert "| Model | Tier | Overall |" in text
+    assert "| fixture/oracle | 1 | 100.0% |" in text
+    assert "| fixture/silent | 0 | 66 | 0 | 0 | 0 | 0 | 0 | 0 | 66 |" in text
+    assert "#### Routing of auto" in text
+    assert "| oracle router (a passing candidate) | 98.8% | 79/80 | \\$0.0811 | 87 ms |" in text

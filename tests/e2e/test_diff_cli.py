@@ -51,7 +51,7 @@ def test_diff_explains_a_bad_side(tmp_path: Path) -> None:
     )
     several = CliRunner().invoke(app, ["diff", str(ROOT / "fixtures" / "expected-results.json"), str(ORACLE)])
     assert several.exit_code == Exit.BAD_INPUT
-    assert "holds 7 models" in several.stderr
+    assert "holds 10 models" in several.stderr
 
 
 def test_all_lists_every_flipped_case_where_the_default_cuts_at_twenty() -> None:

@@ -153,7 +153,11 @@ def test_rescore_summary_names_every_model(rescored: tuple[Path, RunResult, Suit
     text = (out / "summary.md").read_text(encoding="utf-8")
     assert text == to_summary(run, suite)
     assert text.startswith(f"### lobrec: {suite.name} {suite.version}\n")
-    table = [line for line in text.splitlines() if line.startswith("| fixture/")]
+    table = [
+        line
+        for line in text.splitlines()
+        if line.startswith(tuple(f"| {model} |" for model in FIXTURE_MODELS))
+    ]
     assert sorted(line.split(" | ")[0].removeprefix("| ") for line in table) == FIXTURE_MODELS
 
 

@@ -185,6 +185,8 @@ def test_routes_and_methods(fake_gateway: FakeGatewayProcess) -> None:
         "fixture/plausible",
         "fixture/flaky",
         "auto",
+        "fake/alpha",
+        "fake/beta",
     ]
 
 

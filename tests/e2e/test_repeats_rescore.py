@@ -221,9 +221,9 @@ def test_the_reports_show_mean_sd_and_pass_hat_k(oracle_three_runs: Path, tmp_pa
     shutil.copytree(COMMITTED / SLOPPY, root / SLOPPY)
     run = _rescore(root).run
     markdown = render_markdown(run)
-    assert "| Model | Overall | Runs | pass^K | Right tool |" in markdown
-    assert "| fixture/oracle | 98.8% ± 1.2 | 3 | 97.5% (78/80) | 98.5% |" in markdown
-    assert "| fixture/sloppy | 50.0% | 1 | — | 78.8% |" in markdown
+    assert "| Model | Tier | Overall | Runs | pass^K | Right tool |" in markdown
+    assert "| fixture/oracle | 1 | 98.8% ± 1.2 | 3 | 97.5% (78/80) | 98.5% |" in markdown
+    assert "| fixture/sloppy | 2 | 50.0% | 1 | — | 78.8% |" in markdown
     assert "| Overall | 100.0% | 97.5% | 98.8% | 98.8% | 97.5% | 100.0% | 1.2 pp |" in markdown
     assert "Flaky (2): sel-01, sel-02" in markdown
     assert "pass@3 100.0% (80/80)" in markdown

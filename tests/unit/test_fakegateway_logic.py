@@ -334,7 +334,7 @@ def test_an_unknown_model_is_404_model_not_found() -> None:
         headers={"content-type": "application/json"},
         body=b'{"error":{"message":"The model `gpt-imaginary` does not exist. Known models: fixture/oracle, '
         b"fixture/silent, fixture/eager, fixture/sloppy, fixture/no-temperature, fixture/unpriced, "
-        b'fixture/plausible, fixture/flaky, auto.",'
+        b'fixture/plausible, fixture/flaky, auto, fake/alpha, fake/beta.",'
         b'"type":"invalid_request_error","code":"model_not_found"}}',
     )
 
@@ -748,4 +748,24 @@ def test_every_model_is_listed() -> None:
         "fixture/plausible",
         "fixture/flaky",
         "auto",
+        "fake/alpha",
+        "fake/beta",
     )
+
+
+def test_auto_answers_as_the_model_it_picks_and_the_candidates_miss_different_cases() -> None:
+    from pathlib import Path
+
+    from lobrec.fakegateway.models import auto_choice, routed_misses
+    from lobrec.suite_file import load_suite
+
+    real = load_suite(Path(__file__).resolve().parents[2] / "suite" / "suite.json")
+    alpha = {case.id for case in real.cases if routed_misses("fake/alpha", case.id)}
+    beta = {case.id for case in real.cases if routed_misses("fake/beta", case.id)}
+    assert alpha and beta and alpha != beta and not routed_misses("fixture/oracle", "sel-01")
+    for case_id in CASE:
+        auto = json.loads(answer(SUITE, _request("auto", case_id)).body)
+        pick = auto_choice(case_id)
+        direct = json.loads(answer(SUITE, _request(pick, case_id)).body)
+        assert auto["model"] == direct["model"] == pick
+        assert auto["choices"] == direct["choices"]

@@ -131,6 +131,9 @@ acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
 step 1 attempt 1 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
+Failure kinds (docs/metrics.md):
+• auto: 3 failed steps: needless call 1, made-up tool 1, parallel short 1
+• openai/o4-mini: 3 failed steps: arg check 2, wrong tool 1
 
                            By group
 Group                   auto  openai/o4-mini  acme/tool-llm-7b
@@ -176,6 +179,9 @@ acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
 1, arg-line-range step 1 attempt 1 and 10 more)
 • openai/o4-mini: temperature ignored (the API dropped it for this model)
 • acme/tool-llm-7b: no scores: every case errored
+Failure kinds (docs/metrics.md):
+• auto: 3 failed steps: needless call 1, made-up tool 1, parallel short 1
+• openai/o4-mini: 3 failed steps: arg check 2, wrong tool 1
 
 Needs re-recording:
   auto — unrecorded: arg-issue-labels
@@ -324,6 +330,15 @@ Overall rate per group, with the cases passed out of those scored.
 | No call needed | 50.0% (1/2) | 100.0% (2/2) | — |
 | Parallel | 50.0% (1/2) | 100.0% (1/1) | — |
 | Chains | 100.0% (2/2) | 50.0% (1/2) | — |
+
+#### Failure kinds
+
+Failed steps of scored cases by kind (docs/metrics.md, "Failure kinds"); repeats count every run.
+
+| Model | needless call | made-up tool | parallel short | wrong tool | arg check | Failed steps |
+| :--- | ---: | ---: | ---: | ---: | ---: | ---: |
+| auto | 1 | 1 | 1 | 0 | 0 | 3 |
+| openai/o4-mini | 0 | 0 | 0 | 1 | 2 | 3 |
 
 #### Failing cases
 

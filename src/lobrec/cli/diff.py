@@ -107,11 +107,13 @@ def diff_command(
     would.
     """
     from lobrec.core.compare import compare
+    from lobrec.core.tiers import with_resolution
     from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_markdown
 
     try:
-        comparison = compare(load_side(a, suite_path, model), load_side(b, suite_path, model))
+        side_a, side_b = load_side(a, suite_path, model), load_side(b, suite_path, model)
+        comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:

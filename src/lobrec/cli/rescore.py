@@ -107,6 +107,8 @@ def rescore_command(
         )
     for line in errored_summary(outcome.run):
         say(line)
+    for line in unrecorded_candidates(outcome.run, cassettes_dir, suite_path):
+        say(line)
     incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
     for line in incomplete:
         say(line)
@@ -124,6 +126,18 @@ def rescore_command(
     for replay in outcome.models:
         excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
     check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed, excused=excused)
+
+
+def unrecorded_candidates(run: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
+    """For a routed model, the models Nex answered with that the folder does not hold, and the
+    command that records them (the routing view then compares Nex with them)."""
+    lines = []
+    for model in run.models:
+        if model.routing is not None and model.routing.unrecorded:
+            fix = resume_command(model.routing.unrecorded, None, cassettes, suite_path, [], missing=False)
+            names = ", ".join(model.routing.unrecorded)
+            lines.append(f"{model.model}: answered with {names}, not recorded here. Record them with: {fix}")
+    return lines
 
 
 def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:

@@ -125,6 +125,13 @@ def _failure(check: Check, got: Any) -> str | None:
             assert_never(check)
 
 
+def check_kind(check: Check) -> str:
+    """The check's tag in the suite file (`eq`, `regex`, `oneOf`...)."""
+    tag = type(check).__struct_config__.tag
+    assert isinstance(tag, str)
+    return tag
+
+
 def run_check(check: Check, arguments: dict[str, Any]) -> Mismatch | None:
     """Apply one check to a call's parsed arguments; a Mismatch says why it failed."""
     value = arguments.get(check.arg)
@@ -137,6 +144,8 @@ def run_check(check: Check, arguments: dict[str, Any]) -> Mismatch | None:
         expected=describe(check),
         got=None if got is _MISSING else got,
         reason=f"{check.arg}: {reason}",
+        check=check_kind(check),
+        argument=check.arg,
     )
 
 

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Literal
 
 from lobrec.core.repeats import case_pass_rates
-from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, SuiteRef
+from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, Resolution, SuiteRef
 
 SIGNIFICANCE = 0.05
 
@@ -126,6 +126,11 @@ class Comparison(Record):
     """`sign` when either side has repeated runs: `b` and `c` then count cases whose pass rate is
     lower and higher in B, and `pass_to_fail`/`fail_to_pass` list them."""
     repeats: RepeatedComparison | None = None
+    resolution: Resolution | None = None
+    """The smallest overall difference the test resolves for this pair (`lobrec.core.tiers`)."""
+    resolved: bool | None = None
+    """The observed overall difference is at least `resolution.min_difference`; null when either
+    is unknown."""
 
     @property
     def same_suite(self) -> bool:

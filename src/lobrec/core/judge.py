@@ -211,6 +211,8 @@ def _explain_unpaired(
                     expected=mismatch.expected,
                     got=mismatch.got,
                     reason=f"{expected_names[i]}: {mismatch.reason}",
+                    check=mismatch.check,
+                    argument=mismatch.argument,
                 )
             )
     return mismatches

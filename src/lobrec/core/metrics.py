@@ -16,6 +16,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from lobrec.core.failures import annotate_case, failure_counts
 from lobrec.core.results import (
     ApiCall,
     CallRecord,
@@ -309,7 +310,7 @@ def _answered_by(cases: list[CaseResult]) -> dict[str, int]:
 
 def model_result(suite: Suite, model: str, cases: list[CaseResult], temperature_ignored: bool) -> ModelResult:
     """One model's entry in the results file: counts, metrics, per-group metrics and its cases."""
-    ordered = _sorted_cases(suite, cases)
+    ordered = [annotate_case(suite.case(case.id), case) for case in _sorted_cases(suite, cases)]
     counts = _counts(ordered)
     return ModelResult(
         model=model,
@@ -320,5 +321,6 @@ def model_result(suite: Suite, model: str, cases: list[CaseResult], temperature_
         metrics=compute_metrics(suite, ordered),
         groups=_groups(suite, ordered),
         answered_by=_answered_by(ordered),
+        failures=failure_counts(ordered),
         cases=ordered,
     )

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 
+from lobrec.core.failures import count_failures
 from lobrec.core.metrics import (
     COST_DECIMALS,
     LATENCY_DECIMALS,
@@ -275,6 +276,7 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
             for group in _ordered_groups(runs)
         },
         answered_by={name: answered[name] for name in sorted(answered)},
+        failures=count_failures(run.failures for run in runs),
         cases=first.cases,
         repeats=repeats,
     )

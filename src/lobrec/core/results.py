@@ -18,6 +18,25 @@ RESULTS_FORMAT = 1
 
 CaseStatus = Literal["scored", "errored", "stale", "unrecorded"]
 
+FailureKind = Literal[
+    "reply_withheld",
+    "call_not_needed",
+    "malformed_tool_calls",
+    "no_call",
+    "made_up_tool",
+    "premature_chain_call",
+    "missing_parallel_call",
+    "extra_call",
+    "wrong_tool",
+    "arguments_not_json",
+    "arguments_not_object",
+    "argument_check",
+    "duplicate_call",
+    "other",
+]
+"""Why a failed step failed, one kind per step; the order is the precedence (docs/metrics.md,
+"Failure kinds"): the first that applies wins."""
+
 
 class Record(msgspec.Struct, kw_only=True, frozen=True):
     """Base for result Structs: keyword-only and immutable."""
@@ -34,6 +53,11 @@ class Mismatch(Record, kw_only=True):
     expected: Any
     got: Any
     reason: str
+    check: str | None = None
+    """For a failed argument check, its kind (`eq`, `regex`, `range`...); null for any other mismatch
+    and in results files written before it existed."""
+    argument: str | None = None
+    """For a failed argument check, the argument it tests."""
 
 
 class CallRecord(Record, kw_only=True):
@@ -63,9 +87,16 @@ class StepVerdict(Record, kw_only=True):
     content: str | None = None
     mismatches: list[Mismatch] = []
     pairing: list[int] = []
+    """For a passing call step: for each expected call, the index of the model's call matched to it."""
     quirks: list[str] = []
     """Tolerances the step's reply leaned on (its calls' quirks, or "content filter")."""
-    """For a passing call step: for each expected call, the index of the model's call matched to it."""
+    failure_kind: FailureKind | None = None
+    """Why a failed step of a scored case failed, from `lobrec.core.failures` (null when it passed,
+    and in results files written before it existed)."""
+    failure_argument: str | None = None
+    """For `argument_check`: the argument whose check failed (the first, in the mismatches' order)."""
+    failure_check: str | None = None
+    """For `argument_check`: that check's kind."""
 
 
 MAX_CASE_BYTES = 256 * 1024
@@ -115,6 +146,9 @@ class CaseResult(Record, kw_only=True):
     """Why the case was errored, stale or unrecorded."""
     steps: list[StepVerdict] = []
     api_calls: list[ApiCall] = []
+    broke_at: int | None = None
+    """For a failed scored case of two or more steps (a chain): the index of the step where it broke
+    (the first step that failed). Null otherwise, and in files written before it existed."""
 
     @property
     def passed(self) -> bool:
@@ -219,6 +253,58 @@ class Repeats(Record, kw_only=True):
     cases: list[CaseRuns]
 
 
+class RoutedCase(Record, kw_only=True):
+    """One case of run 1 through Nex."""
+
+    id: str
+    chosen: list[str]
+    """The models that answered Nex's judged calls of the case, in step order, each once."""
+    outcome: RunOutcome
+    """Nex's outcome on the case."""
+    chosen_outcomes: dict[str, RunOutcome | None]
+    """Each chosen model's own outcome on the case (null: that model was not recorded)."""
+    best: str | None
+    """The best recorded candidate (highest overall, then name)."""
+    best_outcome: RunOutcome | None
+
+
+class RouteFigure(Record, kw_only=True):
+    """One way of answering the compared cases: its overall, cost and latency."""
+
+    name: str
+    overall: Rate
+    cost_per_100_cases_usd: float | None
+    latency_p50_ms: float | None
+
+
+class RoutingRun(Record, kw_only=True):
+    """One run of `auto` against its candidates (a candidate's run of the same number, else its last)."""
+
+    run: int
+    cases: int
+    """The compared cases: scored for Nex and for every recorded candidate in this run."""
+    nex: RouteFigure
+    candidates: list[RouteFigure]
+    direct: RouteFigure
+    """Nex's choices answered directly: each case as its chosen model answered it (cases whose
+    chosen model was not recorded are left out of this one figure)."""
+    oracle: RouteFigure
+    regret: float | None
+    """Oracle's overall minus Nex's, in percentage points: what better choices would have gained."""
+
+
+class Routing(Record, kw_only=True):
+    candidates: list[str]
+    """Every model Nex answered with (judged calls of scored cases, any run), by name."""
+    recorded: list[str]
+    """The candidates this run holds."""
+    unrecorded: list[str]
+    """The candidates it does not: record them (`lobrec record --model NAME`) to compare."""
+    best: str | None
+    cases: list[RoutedCase]
+    runs: list[RoutingRun]
+
+
 class ModelResult(Record, kw_only=True):
     model: str
     suite: SuiteRef
@@ -226,14 +312,21 @@ class ModelResult(Record, kw_only=True):
     counts: Counts
     has_scores: bool
     """False when no case was scored: every rate is then a dash."""
+    tier: int | None = None
+    """The model's rank among the models of the run, shared with the models the paired test cannot
+    tell it apart from (`lobrec.core.tiers`); null without scores, and in older files."""
     metrics: Metrics
     groups: dict[str, Metrics]
     answered_by: dict[str, int]
     """Which model answered how many judged calls (for `auto`, Nex's choices)."""
+    failures: dict[str, int] = {}
+    """Failed steps of scored cases by failure kind (summed over runs), in precedence order."""
     cases: list[CaseResult]
     """Run 1's cases (the only run unless `repeats` says otherwise)."""
     repeats: Repeats | None = None
     """Only for a model with K > 1 runs; absent from the file otherwise (and from older files)."""
+    routing: Routing | None = None
+    """Only for `auto` when it answered with other models (`lobrec.core.routing`); absent otherwise."""
 
     @property
     def run_count(self) -> int:
@@ -271,12 +364,31 @@ class SuiteChanges(Record, kw_only=True):
     models: list[ModelSuiteChange]
 
 
+class Resolution(Record, kw_only=True):
+    """The smallest overall difference the paired test resolves on these cases (docs/metrics.md,
+    "Resolution"): at significance `alpha`, with probability `power`."""
+
+    alpha: float
+    power: float
+    cases: int
+    """The paired cases the figure is for."""
+    flip_rate: float
+    """The share of cases (percent) assumed to flip either way regardless of any real difference:
+    the run-to-run flips of repeated runs (for a `diff`, at least the pair's two-way disagreement)."""
+    repeated: bool
+    """The flip rate was measured on repeated runs; false: no repeats, flips unknown (a best case)."""
+    min_difference: float | None
+    """Percentage points, rounded up to 0.1; null when no difference can be resolved."""
+
+
 class RunResult(Record, kw_only=True):
     results_format: int = RESULTS_FORMAT
     suite: SuiteRef
     models: list[ModelResult]
     suite_changes: SuiteChanges | None = None
     """Only from `rescore --against`; absent from older results files."""
+    resolution: Resolution | None = None
+    """The run's resolution; absent when no model has scores, and from older results files."""
 
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
@@ -293,11 +405,13 @@ def encode_results(run: RunResult) -> bytes:
     unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
     what it was before those sections existed."""
     data = msgspec.to_builtins(run, builtin_types=(Decimal,))  # a huge integer a model sent stays a number
-    if data.get("suite_changes") is None:
-        data.pop("suite_changes", None)
+    for key in ("suite_changes", "resolution"):
+        if data.get(key) is None:
+            data.pop(key, None)
     for model in data["models"]:
-        if model.get("repeats") is None:
-            model.pop("repeats", None)
+        for key in ("repeats", "routing"):
+            if model.get(key) is None:
+                model.pop(key, None)
     return msgspec.json.format(_encoder.encode(data), indent=2) + b"\n"
 
 

@@ -37,9 +37,27 @@ UNPRICED = "fixture/unpriced"
 PLAUSIBLE = "fixture/plausible"
 FLAKY = "fixture/flaky"
 AUTO = "auto"
-MODELS: tuple[str, ...] = (ORACLE, SILENT, EAGER, SLOPPY, NO_TEMPERATURE, UNPRICED, PLAUSIBLE, FLAKY, AUTO)
-AUTO_CHOICES: tuple[str, str] = ("fake/alpha", "fake/beta")
-"""The concrete models `auto` pretends to route to, picked by case so reports can show the choice."""
+ALPHA = "fake/alpha"
+BETA = "fake/beta"
+MODELS: tuple[str, ...] = (
+    ORACLE,
+    SILENT,
+    EAGER,
+    SLOPPY,
+    NO_TEMPERATURE,
+    UNPRICED,
+    PLAUSIBLE,
+    FLAKY,
+    AUTO,
+    ALPHA,
+    BETA,
+)
+AUTO_CHOICES: tuple[str, str] = (ALPHA, BETA)
+"""The models `auto` routes to, picked by case; `auto` answers as the model it picks, and each is
+also served under its own name, so a routing view can compare Nex's choices with the candidates."""
+ROUTED_MISS = 4
+"""`fake/alpha` and `fake/beta` each get one case in about ROUTED_MISS wrong (by a hash of the case
+id salted with the model's name, so they miss different cases and the choice matters)."""
 
 UNKNOWN_CASE = "I don't know this case."
 NO_MORE_STEPS = "This case has no more steps."
@@ -264,7 +282,32 @@ def flaky_turn(location: Location, run: int) -> Turn | None:
     return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
 
 
+def routed_misses(model: str, case_id: str) -> bool:
+    """Whether `fake/alpha` or `fake/beta` gets this case wrong."""
+    return model in AUTO_CHOICES and _digest(f"{model}/{case_id}")[0] % ROUTED_MISS == 0
+
+
+def routed_turn(location: Location, offered: Sequence[str], model: str) -> Turn | None:
+    """A candidate's turn on a case it misses; None: the oracle's. `fake/alpha` answers with the
+    suite's own wrong answers (a needless call at a no-call step), `fake/beta` answers in words
+    where a call is due (and rightly where none is)."""
+    if not routed_misses(model, location.case.id) or location.step >= len(location.case.steps):
+        return None
+    step = location.case.steps[location.step]
+    if model == BETA:
+        return Turn(content=SILENT_REPLY) if isinstance(step, CallStep) else None
+    if isinstance(step, NoCallStep):
+        return Turn(calls=[(offered[0] if offered else MADE_UP_FALLBACK, "{}")])
+    return plausible_turn(location)
+
+
 def _script(suite: Suite, call: ChatCall, model: str, location: Location | None, run: int) -> Turn:
+    if model == AUTO:
+        return _script(suite, call, _served_model(model, location), location, run)
+    if model in AUTO_CHOICES and location is not None:
+        turn = routed_turn(location, call.tool_names, model)
+        if turn is not None:
+            return turn
     if model == SILENT:
         return Turn(content=SILENT_REPLY)
     if model == EAGER:
@@ -294,7 +337,12 @@ def _served_model(model: str, location: Location | None) -> str:
         return model
     if location is None:
         return AUTO_CHOICES[0]
-    return AUTO_CHOICES[_digest(location.case.id)[0] % len(AUTO_CHOICES)]
+    return auto_choice(location.case.id)
+
+
+def auto_choice(case_id: str) -> str:
+    """The model `auto` routes a case to: fixed per case by a hash of its id."""
+    return AUTO_CHOICES[_digest(case_id)[0] % len(AUTO_CHOICES)]
 
 
 def _ok_headers(model: str, call: ChatCall, completion: dict[str, Any]) -> dict[str, str]:

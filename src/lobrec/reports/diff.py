@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, Unpaired
+from lobrec.core.tiers import resolution_sentence
 from lobrec.reports._format import cost, delta, latency, percent, printable
 from lobrec.reports.markdown import md, table
 
@@ -97,10 +98,17 @@ def flip_lists(cmp: Comparison) -> list[tuple[str, list[str]]]:
     ]
 
 
+def _resolution_lines(cmp: Comparison) -> list[str]:
+    """Whether the observed overall difference is one this pair's test can resolve."""
+    observed = next((item.delta for item in cmp.deltas if item.metric == "overall"), None)
+    sentence = resolution_sentence(cmp.resolution, observed)
+    return [sentence] if sentence else []
+
+
 def summary_lines(cmp: Comparison) -> list[str]:
     """The pairing and the test in plain text (names not yet escaped)."""
     if cmp.repeats is not None:
-        lines = _repeated_lines(cmp)
+        lines = _repeated_lines(cmp) + _resolution_lines(cmp)
         if not cmp.same_suite:
             lines.insert(0, _suite_warning(cmp))
         return lines
@@ -109,6 +117,7 @@ def summary_lines(cmp: Comparison) -> list[str]:
         f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
         f"Paired: {cmp.paired} cases scored in both ({cmp.both_passed} passed in both, "
         f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
+        *_resolution_lines(cmp),
     ]
     if not cmp.same_suite:
         lines.insert(0, _suite_warning(cmp))

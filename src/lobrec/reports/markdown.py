@@ -35,6 +35,15 @@ from lobrec.reports._format import (
     rerecord,
 )
 from lobrec.reports.export import case_outcome
+from lobrec.reports.insight import (
+    ROUTING_HEADER,
+    failure_rows,
+    resolution_line,
+    routed,
+    routing_notes,
+    routing_rows,
+    with_tier,
+)
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
     REPEATS_KEY,
@@ -83,7 +92,7 @@ def table(header: list[str], rows: list[list[str]], *, left: tuple[int, ...] = (
 
 def leaderboard(run: RunResult) -> str:
     """The leaderboard table alone."""
-    columns = leaderboard_columns(run)
+    columns = with_tier(leaderboard_columns(run), run)
     header = [md(column.label) for column in columns]
     rows = [[md(column.value(model)) for column in columns] for model in ranked(run)]
     return table(header, rows)
@@ -247,6 +256,7 @@ def render_markdown(run: RunResult) -> str:
                 repeated_runs(run),
             ]
         )
+    parts.extend(insight_sections(run))
     failed = failing(run)
     if failed:
         parts.extend(["#### Failing cases", failed])
@@ -268,6 +278,38 @@ def render_markdown(run: RunResult) -> str:
 
         parts.append(render_suite_changes_markdown(run.suite_changes))
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def insight_sections(run: RunResult) -> list[str]:
+    """Failure kinds per model, the resolution and tiers, and each routed model's routing."""
+    parts = []
+    header, rows = failure_rows(run)
+    if rows:
+        parts.extend(
+            [
+                "#### Failure kinds",
+                'Failed steps of scored cases by kind (docs/metrics.md, "Failure kinds"); '
+                "repeats count every run.",
+                table([md(cell) for cell in header], [[md(cell) for cell in row] for row in rows]),
+            ]
+        )
+    line = resolution_line(run)
+    if line:
+        parts.extend(
+            [
+                "#### Tiers and resolution",
+                md("Models sharing a tier cannot be told apart by the paired test (Holm-corrected). " + line),
+            ]
+        )
+    for model in routed(run):
+        parts.append(f"#### Routing of {md(model.model)}")
+        for heading, figures in routing_rows(model):
+            parts.append(md(heading[0].upper() + heading[1:]))
+            parts.append(
+                table([md(cell) for cell in ROUTING_HEADER], [[md(cell) for cell in row] for row in figures])
+            )
+        parts.append("\n".join(f"- {md(note)}" for note in routing_notes(model)))
+    return parts
 
 
 def _runs_to_record(run: RunResult) -> list[str]:

@@ -33,6 +33,15 @@ from lobrec.reports._format import (
     ranked,
     rerecord,
 )
+from lobrec.reports.insight import (
+    ROUTING_HEADER,
+    failure_lines,
+    resolution_line,
+    routed,
+    routing_notes,
+    routing_rows,
+    with_tier,
+)
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
     REPEATS_KEY,
@@ -88,7 +97,7 @@ INTERVAL = Column("Overall 95% CI", _interval)
 def terminal_columns(run: RunResult) -> list[Column]:
     """The leaderboard's columns, with the overall interval right after the overall rate."""
     columns: list[Column] = []
-    for column in leaderboard_columns(run):
+    for column in with_tier(leaderboard_columns(run), run):
         columns.append(column)
         if column.metric == "overall":
             columns.append(INTERVAL)
@@ -302,6 +311,7 @@ def render_leaderboard(
     notes = notes_text(run)
     if notes is not None:
         console.print(notes)
+    render_insight(run, console)
     if by_group:
         console.print()
         console.print(group_table(run))
@@ -313,6 +323,35 @@ def render_leaderboard(
         from lobrec.reports.suite_changes import render_suite_changes
 
         render_suite_changes(run.suite_changes, console)
+
+
+def _plain_table(run: RunResult, title: str, header: list[str], rows: list[list[str]]) -> Table:
+    table = _table(Text(title, style="bold"))
+    for index, heading in enumerate(header):
+        if index == 0:
+            table.add_column(heading, overflow="fold", min_width=_longest_model(run))
+        else:
+            table.add_column(heading, justify="right", overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    return table
+
+
+def render_insight(run: RunResult, console: Console) -> None:
+    """Failure kinds per model, the run's resolution, and each routed model's routing."""
+    kinds = failure_lines(run)
+    if kinds:
+        console.print(Text("Failure kinds (docs/metrics.md):", style="bold"))
+        console.print(Text("\n".join(f"• {line}" for line in kinds)))
+    line = resolution_line(run)
+    if line:
+        console.print(Text(f"Tiers: models sharing a tier cannot be told apart (paired test, Holm). {line}"))
+    for model in routed(run):
+        console.print()
+        for heading, figures in routing_rows(model):
+            title = f"Routing of {printable(model.model)}, {heading}"
+            console.print(_plain_table(run, title, ROUTING_HEADER, figures))
+        console.print(Text("\n".join(f"• {note}" for note in routing_notes(model))))
 
 
 def safe_markup(text: str) -> str:

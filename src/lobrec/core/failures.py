@@ -1,0 +1,181 @@
+"""Why a step failed: one kind per failed step, from its verdict alone.
+
+A failing step already lists its mismatches; a model builder wants the pattern ("it calls tools
+when it should answer", "its dates are wrong"), so every failed step of a scored case gets one kind
+from a closed set (`FailureKind`, documented in docs/metrics.md, "Failure kinds"). When several
+apply, the first in `FAILURE_KINDS` wins: what the reply is (withheld, malformed), then whether a
+call was due, then which tools, then how many, then the arguments' form, then their values. The
+only fact beyond the verdict is which tools the case's later steps expect, which is what tells a
+chain's premature call from an extra one.
+
+Errored cases are not classified: their `reason` is an infrastructure failure, shown apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable
+from typing import get_args
+
+import msgspec
+
+from lobrec.core.results import CaseResult, FailureKind, StepVerdict
+from lobrec.core.suite import CallStep, Case
+
+FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
+"""Every kind, in precedence order (and the order of a model's `failures`)."""
+
+_ARGUMENTS = re.compile(r"calls\[(\d+)\]\.arguments")
+_CHECKED = re.compile(r"calls\[\d+\]\.arguments\.(.+)", re.DOTALL)
+_PAIRED = re.compile(r"calls\[\d+\]")
+
+
+class StepFailure(msgspec.Struct, frozen=True, kw_only=True):
+    """A failed step's kind; `argument` and `check` name the failed check for `argument_check`."""
+
+    kind: FailureKind
+    argument: str | None = None
+    check: str | None = None
+
+
+def _parses(text: str | None) -> bool:
+    if text is None:
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    except RecursionError:  # nested past Python's limit: JSON unless it opens as the object it isn't
+        return not text.lstrip().startswith("{")
+    return True
+
+
+def _names(verdict: StepVerdict, later: Collection[str]) -> FailureKind | None:
+    called = Counter(call.name for call in verdict.calls)
+    expected = Counter(verdict.expected_names)
+    missing, extra = expected - called, called - expected
+    if any(not call.offered and call.name not in expected for call in verdict.calls):
+        return "made_up_tool"
+    if any(name in later for name in extra):
+        return "premature_chain_call"
+    if missing and not extra:
+        return "missing_parallel_call"
+    if extra and not missing:
+        return "extra_call"
+    if missing or extra:
+        return "wrong_tool"
+    return None
+
+
+def _arguments(verdict: StepVerdict) -> FailureKind | None:
+    """A call whose arguments are not a JSON object: not JSON at all, or JSON of another type."""
+    unparsed = [
+        int(match.group(1))
+        for mismatch in verdict.mismatches
+        if mismatch.check is None and (match := _ARGUMENTS.fullmatch(mismatch.path))
+    ]
+    if not unparsed:
+        return None
+    texts = [verdict.calls[i].arguments if i < len(verdict.calls) else None for i in unparsed]
+    return "arguments_not_json" if any(not _parses(text) for text in texts) else "arguments_not_object"
+
+
+def classify_step(verdict: StepVerdict, later: Collection[str] = ()) -> StepFailure | None:
+    """The failure kind of a step's verdict; None when it passed.
+
+    `later` holds the tool names the case's later steps expect (empty outside chains). Never raises:
+    a verdict no rule explains is `other`.
+    """
+    if verdict.passed:
+        return None
+    if any(mismatch.path == "message" for mismatch in verdict.mismatches):
+        return StepFailure(kind="reply_withheld")
+    if verdict.expects == "no_call":
+        return StepFailure(kind="call_not_needed" if verdict.calls else "other")
+    if any(mismatch.path == "tool_calls" for mismatch in verdict.mismatches) or any(
+        call.name is None for call in verdict.calls
+    ):
+        return StepFailure(kind="malformed_tool_calls")
+    if not verdict.calls:
+        return StepFailure(kind="no_call")
+    kind = _names(verdict, later) or _arguments(verdict)
+    if kind is not None:
+        return StepFailure(kind=kind)
+    for mismatch in verdict.mismatches:
+        if mismatch.check is not None:
+            return StepFailure(kind="argument_check", argument=mismatch.argument, check=mismatch.check)
+        if (match := _CHECKED.fullmatch(mismatch.path)) is not None:  # a file from before `check`
+            return StepFailure(kind="argument_check", argument=match.group(1))
+    if any(_PAIRED.fullmatch(mismatch.path) for mismatch in verdict.mismatches):
+        return StepFailure(kind="duplicate_call")
+    return StepFailure(kind="other")
+
+
+def _later_names(case: Case, index: int) -> set[str]:
+    later = case.steps[index + 1 :]
+    return {call.name for step in later if isinstance(step, CallStep) for call in step.calls}
+
+
+def broke_at(case: Case, result: CaseResult) -> int | None:
+    """The step where a failed scored chain broke: the first with no passing verdict."""
+    if result.status != "scored" or len(case.steps) < 2 or result.passed:
+        return None
+    verdicts = {verdict.index: verdict for verdict in result.steps}
+    return next(
+        (i for i in range(len(case.steps)) if i not in verdicts or not verdicts[i].passed),
+        None,
+    )
+
+
+def annotate_case(case: Case | None, result: CaseResult) -> CaseResult:
+    """The case with a kind on each failed step and, for a chain, `broke_at`; errored, stale and
+    unrecorded cases (and cases the suite does not know) come back unchanged."""
+    if result.status != "scored" or case is None:
+        return result
+    steps = []
+    for verdict in result.steps:
+        failure = classify_step(verdict, _later_names(case, verdict.index))
+        steps.append(
+            verdict
+            if failure is None
+            else msgspec.structs.replace(
+                verdict,
+                failure_kind=failure.kind,
+                failure_argument=failure.argument,
+                failure_check=failure.check,
+            )
+        )
+    return msgspec.structs.replace(result, steps=steps, broke_at=broke_at(case, result))
+
+
+def count_failures(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """Counts by kind summed (over runs), in precedence order, kinds with none left out."""
+    total: Counter[str] = Counter()
+    for count in counts:
+        total.update(count)
+    return {kind: total[kind] for kind in FAILURE_KINDS if total[kind]}
+
+
+def failure_counts(cases: Iterable[CaseResult]) -> dict[str, int]:
+    """A model's failed steps of scored cases, counted by kind."""
+    found = Counter(
+        step.failure_kind
+        for case in cases
+        if case.status == "scored"
+        for step in case.steps
+        if step.failure_kind is not None
+    )
+    return count_failures([dict(found)])
+
+
+__all__ = [
+    "FAILURE_KINDS",
+    "StepFailure",
+    "annotate_case",
+    "broke_at",
+    "classify_step",
+    "count_failures",
+    "failure_counts",
+]

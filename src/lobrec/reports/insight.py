@@ -1,0 +1,135 @@
+"""What a score means, laid out: failure kinds per model, tiers, the resolution, and `auto`'s routing.
+
+Plain rows of text (names not yet escaped), so the terminal and Markdown reports each add their own
+escaping and table; kept apart from the other report modules so the one-view report layer can take
+them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `routing`.
+"""
+
+from __future__ import annotations
+
+from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.results import ModelResult, RouteFigure, RunResult
+from lobrec.core.tiers import resolution_sentence
+from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
+
+KIND_LABELS: dict[str, str] = {
+    "reply_withheld": "withheld",
+    "call_not_needed": "needless call",
+    "malformed_tool_calls": "malformed",
+    "no_call": "no call",
+    "made_up_tool": "made-up tool",
+    "premature_chain_call": "chain early",
+    "missing_parallel_call": "parallel short",
+    "extra_call": "extra call",
+    "wrong_tool": "wrong tool",
+    "arguments_not_json": "args not JSON",
+    "arguments_not_object": "args not object",
+    "argument_check": "arg check",
+    "duplicate_call": "duplicate",
+    "other": "other",
+}
+"""Short column headings for the failure kinds (the kinds themselves are in docs/metrics.md)."""
+
+TIER = Column("Tier", lambda model: DASH if model.tier is None else str(model.tier))
+"""The leaderboard's tier column: models sharing a number cannot be told apart."""
+
+
+def has_tiers(run: RunResult) -> bool:
+    return any(model.tier is not None for model in run.models)
+
+
+def with_tier(columns: list[Column], run: RunResult) -> list[Column]:
+    """The columns with Tier right after Model, when the run has tiers (older files have none)."""
+    if not has_tiers(run) or not columns:
+        return columns
+    return [columns[0], TIER, *columns[1:]]
+
+
+def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
+    """(header, rows): per model with failed steps, the count of each kind any model has."""
+    models = [model for model in ranked(run) if model.failures]
+    kinds = [kind for kind in FAILURE_KINDS if any(kind in model.failures for model in models)]
+    header = ["Model", *(KIND_LABELS[kind] for kind in kinds), "Failed steps"]
+    rows = [
+        [
+            printable(model.model),
+            *(str(model.failures.get(kind, 0)) for kind in kinds),
+            str(sum(model.failures.values())),
+        ]
+        for model in models
+    ]
+    return header, rows
+
+
+def failure_lines(run: RunResult) -> list[str]:
+    """The compact form: per model with failed steps, its kinds, most frequent first."""
+    lines = []
+    for model in ranked(run):
+        if not model.failures:
+            continue
+        kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
+        listed = ", ".join(f"{KIND_LABELS[kind]} {count}" for kind, count in kinds)
+        lines.append(f"{printable(model.model)}: {sum(model.failures.values())} failed steps: {listed}")
+    return lines
+
+
+def resolution_line(run: RunResult) -> str:
+    return resolution_sentence(run.resolution)
+
+
+def routed(run: RunResult) -> list[ModelResult]:
+    return [model for model in ranked(run) if model.routing is not None]
+
+
+def _figure_row(label: str, figure: RouteFigure) -> list[str]:
+    overall = figure.overall
+    counts = DASH if overall.total == 0 else f"{overall.passed}/{overall.total}"
+    return [
+        label,
+        percent(overall.rate),
+        counts,
+        cost(figure.cost_per_100_cases_usd),
+        latency(figure.latency_p50_ms),
+    ]
+
+
+ROUTING_HEADER = ["Answered by", "Overall", "Passed", "Cost/100 cases", "p50 latency"]
+
+
+def routing_rows(model: ModelResult) -> list[tuple[str, list[list[str]]]]:
+    """Per run of a routed model: (its heading line, rows of Nex, each candidate, direct, oracle)."""
+    routing = model.routing
+    assert routing is not None
+    found = []
+    for run in routing.runs:
+        regret = DASH if run.regret is None else f"{run.regret:.1f} pp"
+        heading = (
+            f"run {run.run}: {run.cases} cases scored for Nex and every recorded candidate; "
+            f"routing regret {regret}"
+        )
+        rows = [
+            _figure_row(f"{printable(model.model)} (Nex)", run.nex),
+            *(_figure_row(printable(figure.name), figure) for figure in run.candidates),
+            _figure_row("Nex's choices, answered directly", run.direct),
+            _figure_row("oracle router (a passing candidate)", run.oracle),
+        ]
+        found.append((heading, rows))
+    return found
+
+
+def routing_notes(model: ModelResult) -> list[str]:
+    """Plain lines: the candidates, the unrecorded ones, and the cases Nex lost to its choice."""
+    routing = model.routing
+    assert routing is not None
+    lines = [f"candidates Nex answered with: {', '.join(map(printable, routing.candidates))}"]
+    if routing.unrecorded:
+        lines.append(
+            "not recorded, so not compared: "
+            + ", ".join(map(printable, routing.unrecorded))
+            + " (record them with `lobrec record --model NAME` into the same cassettes folder)"
+        )
+    lost = [case.id for case in routing.cases if case.outcome == "failed" and case.best_outcome == "passed"]
+    if lost and routing.best is not None:
+        best = printable(routing.best)
+        lines.append(f"failed where the best candidate ({best}) passed: {', '.join(map(printable, lost))}")
+    return lines
