@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
+"""The one place lobrec's version is written (pyproject.toml reads it: hatch dynamic version)."""
 
 _EXPORTS = {
     "load_suite": "lobrec.suite_file",

@@ -343,7 +343,8 @@ def emit_reports(
 
 # Options shared by `record` and `rescore`, declared once.
 SuitePath = Annotated[
-    Path | None, typer.Option("--suite", metavar="FILE", help="Suite file (default suite/suite.json).")
+    Path | None,
+    typer.Option("--suite", metavar="FILE", help="Suite file (default: the suite bundled with lobrec)."),
 ]
 JsonOut = Annotated[
     str | None, typer.Option("--json", metavar="FILE", help="Write the results JSON here (- for stdout).")

@@ -61,7 +61,7 @@ def diff_command(
         ..., metavar="B", help="The other model's cassette folder or results JSON file."
     ),
     suite_path: Path | None = typer.Option(
-        None, "--suite", metavar="FILE", help="Suite file (default suite/suite.json)."
+        None, "--suite", metavar="FILE", help="Suite file (default: the suite bundled with lobrec)."
     ),
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
