@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from lobrec.core.suite import Suite
 
 
-def load_side(path: Path, suite_path: Path | None) -> ModelResult:
+def load_side(path: Path, suite_path: Path | None, allow_newer_suite: bool = False) -> ModelResult:
     """One side of the comparison; raises LobrecError with a one-line reason naming the path."""
     import asyncio
 
@@ -27,8 +27,8 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
 
     from lobrec.cassettes import MANIFEST
     from lobrec.core.results import decode_results
-    from lobrec.errors import LobrecError
-    from lobrec.replay import rescore_directories
+    from lobrec.errors import LobrecError, VersionMismatch
+    from lobrec.replay import newer_suite_problem, rescore_directories
     from lobrec.suite_file import load_suite
 
     if path.is_dir():
@@ -37,7 +37,8 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
                 f"{path}: not a model cassette directory (no {MANIFEST}); name e.g. cassettes/auto"
             )
         suite: Suite = load_suite(suite_path)
-        (model,) = asyncio.run(rescore_directories(suite, [path])).run.models
+        outcome = asyncio.run(rescore_directories(suite, [path], allow_newer_suite=allow_newer_suite))
+        (model,) = outcome.run.models
         return model
     try:
         run = decode_results(path.read_bytes())
@@ -45,6 +46,11 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
         raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
+    for model in run.models:
+        for recording in [] if allow_newer_suite else model.recorded:
+            problem = newer_suite_problem(path, recording.suite.version, run.suite)
+            if problem is not None:
+                raise VersionMismatch(f"{problem} (model {model.model}, run {recording.run})")
     if len(run.models) != 1:
         names = ", ".join(m.model for m in run.models) or "none"
         raise LobrecError(
@@ -66,6 +72,11 @@ def diff_command(
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
     ),
+    allow_newer_suite: bool = typer.Option(
+        False,
+        "--allow-newer-suite",
+        help="Compare cassettes (or results) recorded with a newer suite version than the judging one.",
+    ),
     every: bool = typer.Option(
         False, "--all", help="List every flipped and left-out case (the terminal shows the first 20)."
     ),
@@ -83,7 +94,9 @@ def diff_command(
     from lobrec.reports.diff import render_diff, render_diff_markdown
 
     try:
-        comparison = compare(load_side(a, suite_path), load_side(b, suite_path))
+        comparison = compare(
+            load_side(a, suite_path, allow_newer_suite), load_side(b, suite_path, allow_newer_suite)
+        )
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:

@@ -15,7 +15,7 @@ import html
 
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
-from lobrec.reports._format import group_label, percent, ranked, rate_counts
+from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
 from lobrec.reports.export import case_group, case_outcome, step_reasons
 from lobrec.reports.markdown import interval, md, spelled, table
 
@@ -78,6 +78,7 @@ def to_summary(run: RunResult, suite: Suite) -> str:
         table(header, [_row(model) for model in models]),
         "Overall: the share of scored cases whose every step passed; the interval is Wilson's. "
         "Stale counts stale and unrecorded cases.",
+        md(provenance(run)),
     ]
     parts.extend(block for model in models if (block := _details(model, suite)) is not None)
     return "\n\n".join(parts) + "\n"
