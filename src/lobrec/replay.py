@@ -100,8 +100,6 @@ class ReplayModel:
     """Which run of the model this folder holds: 1 is the model folder, n its `runs/<n>/`."""
     absent: bool = False
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
-    recorded_suite: str | None = None
-    """The suite version the manifest names, when it is a version (even of another major)."""
 
     async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         def status(kind: str, reason: str) -> CaseResult:
@@ -175,27 +173,20 @@ def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayMode
         )
     if manifest.suite.version.split(".")[0] != suite.version.split(".")[0]:
         # Only this model (this run) cannot be re-judged: the others in the folder still are.
-        replay = unusable(
+        return unusable(
             f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
             f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged",
             manifest.model,
         )
-        replay.recorded_suite = manifest.suite.version
-        return replay
-    return ReplayModel(
-        model=manifest.model,
-        directory=directory,
-        manifest=manifest,
-        run=run,
-        recorded_suite=manifest.suite.version,
-    )
+    return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
 
 
 def newer_suite_problem(where: Path, recorded: str, suite: Suite | SuiteRef) -> str | None:
     """Why cassettes recorded with suite version `recorded` must not be judged with `suite` silently:
     a newer suite may have cases, requests or checks this one lacks, so the scores would differ
     without a word. None when `recorded` is not newer. One rule for rescore, diff and record."""
-    if version_order(recorded) <= version_order(suite.version):
+    old, new = version_order(suite.version), version_order(recorded)
+    if new[0] != old[0] or new <= old:  # another major version is never re-judged: errored, not refused
         return None
     return (
         f"{where}: recorded with suite {suite.name} {recorded}, newer than the judging suite "
@@ -206,9 +197,9 @@ def newer_suite_problem(where: Path, recorded: str, suite: Suite | SuiteRef) -> 
 def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
     """Raise VersionMismatch naming the first run folder recorded with a newer suite than `suite`."""
     for replay in models:
-        if replay.recorded_suite is None:
+        if replay.manifest is None:
             continue
-        problem = newer_suite_problem(replay.directory, replay.recorded_suite, suite)
+        problem = newer_suite_problem(replay.directory, replay.manifest.suite.version, suite)
         if problem is not None:
             raise VersionMismatch(problem)
 
