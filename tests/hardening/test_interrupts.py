@@ -13,7 +13,8 @@ Then `lobrec record --missing` resumes it, is killed again, and so on; after the
 `--missing` finishes the run, and its results file equals an uninterrupted run's. Latency and the
 recording's times are the things that may differ, since they are measured when a case is recorded:
 `latency_ms` of every call, `latency_p50_ms`, `latency_p50_judged_ms`, and the manifest's
-`started_at` and `finished_at` (cited under `recorded`) are zeroed on both sides before comparing;
+`started_at` and `finished_at` (cited under `recorded`; null while a run is unfinished, and a resume
+with nothing left to record leaves it so) are zeroed on both sides before comparing;
 everything else (verdicts, counts, costs from the gateway's headers, case order) must be identical.
 """
 
@@ -111,7 +112,7 @@ def normalised(path: Path) -> Any:
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             return {
-                key: (0 if key in MEASURED and value is not None else walk(value))
+                key: (0 if key in MEASURED and (value is not None or key == "finished_at") else walk(value))
                 for key, value in node.items()
             }
         if isinstance(node, list):
