@@ -9,6 +9,7 @@ installed tool, and the recipe's `git push` goes to a bare repository in a tempo
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
 EXPECTED = ROOT / "fixtures" / "expected-results.json"
+BUNDLED = "suite lobstack-tools " + json.loads((ROOT / "suite" / "suite.json").read_bytes())["version"]
 CI_DOC = ROOT / "docs" / "ci.md"
 
 
@@ -121,7 +123,7 @@ def test_installed_tool_rescores_and_records_from_an_empty_folder(
     work.mkdir()
 
     version = _run([lobrec, "--version"], work, env).stdout
-    assert version.startswith(f"lobrec {__version__}, suite lobstack-tools 1.1.0 (bundled: ")
+    assert version.startswith(f"lobrec {__version__}, {BUNDLED} (bundled: ")
     assert "site-packages/lobrec/_suite/suite.json" in version
     assert _run([str(bin_dir / "python"), "-m", "lobrec", "-h"], work, env).stdout.startswith(
         "Usage: lobrec [OPTIONS] COMMAND"
@@ -133,7 +135,7 @@ def test_installed_tool_rescores_and_records_from_an_empty_folder(
     done = _run([lobrec, "rescore", "fixtures/cassettes", "--json", "results.json"], work, env, check=False)
     assert done.returncode == 0, done.stderr
     assert (work / "results.json").read_bytes() == EXPECTED.read_bytes()
-    assert "Judged with suite lobstack-tools 1.1.0 (bundled) by lobrec" in done.stdout + done.stderr
+    assert f"Judged with {BUNDLED} (bundled) by lobrec {__version__}" in done.stdout + done.stderr
 
     fake = FakeGateway(bin_dir, work)
     try:
@@ -222,7 +224,7 @@ def test_ci_doc_gate_runs_as_written(
         assert (repo / "out" / "report.html").read_text().startswith("<!doctype html>")
         assert 'tests="' in (repo / "out" / "junit.xml").read_text()
         if name == "github":
-            assert "Judged with suite lobstack-tools 1.1.0 (bundled)" in summary.read_text()
+            assert f"Judged with {BUNDLED} (bundled)" in summary.read_text()
 
 
 def test_ci_doc_gate_fails_on_a_low_score(

@@ -24,6 +24,11 @@ FIXTURES = ROOT / "fixtures" / "cassettes"
 SUITE = ROOT / "suite" / "suite.json"
 ORACLE = "fixture%2Foracle"
 FLAKY = "fixture%2Fflaky"
+CURRENT = load_suite(SUITE).version
+_major, _minor, _patch = (int(part) for part in CURRENT.split("."))
+NEWER = f"{_major}.{_minor + 1}.0"
+NEWER_PATCH = f"{_major}.{_minor}.{_patch + 1}"
+REFUSED = f"recorded with suite lobstack-tools {NEWER}, newer than the judging suite {CURRENT}"
 
 pytestmark = pytest.mark.slow
 
@@ -51,7 +56,7 @@ def test_results_name_the_judge_and_every_recording(tmp_path: Path) -> None:
     assert data["lobrec_version"] == __version__
     assert data["suite"] == {
         "name": "lobstack-tools",
-        "version": "1.1.0",
+        "version": CURRENT,
         "sha256": suite_fingerprint(load_suite(SUITE)),
         "source": "bundled",
     }
@@ -67,8 +72,8 @@ def test_results_name_the_judge_and_every_recording(tmp_path: Path) -> None:
     }
     assert [r["suite"]["version"] for r in oracle["recorded"]] == ["1.0.0"]
     # Only the top-level suite carries its hash and origin.
-    assert flaky["suite"] == {"name": "lobstack-tools", "version": "1.1.0"}
-    line = "Judged with suite lobstack-tools 1.1.0 (bundled) by lobrec 0.3.0; "
+    assert flaky["suite"] == {"name": "lobstack-tools", "version": CURRENT}
+    line = f"Judged with suite lobstack-tools {CURRENT} (bundled) by lobrec {__version__}; "
     assert line + "cassettes recorded with suite 1.0.0, 1.1.0." in done.stdout.decode()
 
 
@@ -86,12 +91,12 @@ def test_a_suite_given_is_named_by_its_path_and_rescoring_again_is_byte_identica
 
 def test_cassettes_from_a_newer_suite_are_refused_in_one_line(tmp_path: Path) -> None:
     root = _copy(tmp_path, ORACLE)
-    _set_recorded_version(root / ORACLE, "1.2.0")
+    _set_recorded_version(root / ORACLE, NEWER)
     done = run_lobrec(["rescore", str(root), "--json", str(tmp_path / "r.json")])
     assert done.returncode == 2
     assert done.stderr.decode() == (
-        f"lobrec: {root / ORACLE}: recorded with suite lobstack-tools 1.2.0, "
-        "newer than the judging suite 1.1.0; "
+        f"lobrec: {root / ORACLE}: recorded with suite lobstack-tools {NEWER}, "
+        f"newer than the judging suite {CURRENT}; "
         "judge it with that suite (--suite FILE) or pass --allow-newer-suite\n"
     )
     assert not (tmp_path / "r.json").exists()
@@ -99,17 +104,18 @@ def test_cassettes_from_a_newer_suite_are_refused_in_one_line(tmp_path: Path) ->
     done = run_lobrec(["rescore", str(root), "--allow-newer-suite", "--json", str(tmp_path / "r.json")])
     assert done.returncode == 0, done.stderr
     (model,) = json.loads((tmp_path / "r.json").read_text())["models"]
-    assert model["recorded"][0]["suite"]["version"] == "1.2.0"
-    assert "cassettes recorded with suite 1.2.0" in done.stdout.decode()
+    assert model["recorded"][0]["suite"]["version"] == NEWER
+    assert f"cassettes recorded with suite {NEWER}" in done.stdout.decode()
 
 
 def test_a_newer_run_folder_is_refused_too(tmp_path: Path) -> None:
     root = _copy(tmp_path, FLAKY)
-    _set_recorded_version(root / FLAKY / "runs" / "3", "1.1.1")
+    _set_recorded_version(root / FLAKY / "runs" / "3", NEWER_PATCH)
     done = run_lobrec(["rescore", str(root)])
     assert done.returncode == 2
-    assert "runs/3: recorded with suite lobstack-tools 1.1.1, newer than the judging suite 1.1.0" in (
-        done.stderr.decode()
+    assert (
+        f"runs/3: recorded with suite lobstack-tools {NEWER_PATCH}, newer than the judging suite {CURRENT}"
+        in (done.stderr.decode())
     )
 
 
@@ -122,11 +128,12 @@ def test_rescore_against_an_older_suite_is_not_refused(tmp_path: Path) -> None:
 
 def test_diff_refuses_a_newer_recording_unless_asked(tmp_path: Path) -> None:
     root = _copy(tmp_path, ORACLE, FLAKY)
-    _set_recorded_version(root / ORACLE, "1.2.0")
+    _set_recorded_version(root / ORACLE, NEWER)
     done = run_lobrec(["diff", str(root / ORACLE), str(root / FLAKY)])
     assert done.returncode == 2
     assert (
-        "recorded with suite lobstack-tools 1.2.0, newer than the judging suite 1.1.0" in done.stderr.decode()
+        f"recorded with suite lobstack-tools {NEWER}, newer than the judging suite {CURRENT}"
+        in done.stderr.decode()
     )
     done = run_lobrec(["diff", str(root / ORACLE), str(root / FLAKY), "--allow-newer-suite"])
     assert done.returncode == 0, done.stderr
@@ -134,7 +141,7 @@ def test_diff_refuses_a_newer_recording_unless_asked(tmp_path: Path) -> None:
 
 def test_diff_refuses_a_results_file_judged_on_an_older_suite_than_its_recording(tmp_path: Path) -> None:
     root = _copy(tmp_path, ORACLE)
-    _set_recorded_version(root / ORACLE, "1.2.0")
+    _set_recorded_version(root / ORACLE, NEWER)
     results = tmp_path / "r.json"
     assert run_lobrec(["rescore", str(root), "--allow-newer-suite", "--json", str(results)]).returncode == 0
     done = run_lobrec(["diff", str(results), str(results)])
@@ -145,7 +152,7 @@ def test_diff_refuses_a_results_file_judged_on_an_older_suite_than_its_recording
 def test_record_refuses_to_add_to_a_newer_recording(tmp_path: Path) -> None:
     """Refused before any request: the base URL is a closed loopback port."""
     root = _copy(tmp_path, ORACLE)
-    _set_recorded_version(root / ORACLE, "1.2.0")
+    _set_recorded_version(root / ORACLE, NEWER)
     before = (root / ORACLE / "manifest.json").read_bytes()
     done = run_lobrec(
         [
@@ -155,7 +162,8 @@ def test_record_refuses_to_add_to_a_newer_recording(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert (
-        "recorded with suite lobstack-tools 1.2.0, newer than the judging suite 1.1.0" in done.stderr.decode()
+        f"recorded with suite lobstack-tools {NEWER}, newer than the judging suite {CURRENT}"
+        in done.stderr.decode()
     )
     assert (root / ORACLE / "manifest.json").read_bytes() == before
 
@@ -169,4 +177,4 @@ def test_an_old_results_file_is_still_read() -> None:
         del model["recorded"]
     run = decode_results(json.dumps(data).encode())
     assert run.lobrec_version is None and run.models[0].recorded == []
-    assert provenance(run) == "Judged with suite lobstack-tools 1.1.0."
+    assert provenance(run) == f"Judged with suite lobstack-tools {CURRENT}."
