@@ -79,7 +79,7 @@ def test_retry_errored_records_again_only_the_errored_cases(
     gateway.reset()
     gateway.faults([{"model": FLAKY, "case": "arg-01", "faults": ["500"]}])
     code, _, err = _record(gateway, tmp_path)
-    assert code == 0, err
+    assert code == 5, err  # an errored case fails the errored gate
     assert "--retry-errored" in err, "the errored summary names the option that records them again"
     model_dir = tmp_path / model_dir_name(FLAKY)
     before = _files(model_dir)

@@ -14,7 +14,7 @@ import enum
 import inspect
 import signal
 import sys
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -37,7 +37,13 @@ class Exit(enum.IntEnum):
     BAD_INPUT = 2
     GATEWAY = 3
     INCOMPLETE = 4
+    ERRORED = 5
     INTERRUPTED = 130
+
+
+GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+"""When several gates fail, the first of these wins: the less of a model was judged, the more its
+code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
 
 
 class Command(TyperCommand):
@@ -263,11 +269,49 @@ def report_console(*, stderr: bool = False) -> Any:
     return console
 
 
+def one_stdout(**outputs: str | None) -> None:
+    """Refuse, before anything runs, two reports given `-`: both would write to stdout, interleaved.
+    `outputs` maps each option (`csv` for `--csv`) to its target."""
+    to_stdout = [f"--{name}" for name, target in outputs.items() if target == "-"]
+    if len(to_stdout) > 1:
+        raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
+
+
+def append_report(target: str, text: str) -> None:
+    """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
+    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote. The file is made if it is missing;
+    a link or anything but a regular file is refused."""
+    import os
+    import stat
+
+    if target == "-":
+        write_report(target, text)
+        return
+    flags = (
+        os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    )
+    try:
+        descriptor = os.open(target, flags, 0o644)
+    except OSError as exc:
+        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "ab") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise fail(f"{target}: not a regular file; give the report a file name")
+        try:
+            file.write(text.encode("utf-8", "backslashreplace"))  # as `write_report` spells a surrogate
+        except OSError as exc:
+            raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+
+
 def write_report(target: str, text: str) -> None:
     """Write a report to a file, or to stdout for `-`."""
+    # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
+    # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
+    data = text.encode("utf-8", "backslashreplace")
     if target == "-":
-        sys.stdout.write(text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
     from lobrec.cassettes import write_atomic
 
@@ -275,7 +319,7 @@ def write_report(target: str, text: str) -> None:
     if path.is_dir():
         raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
     try:
-        write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
+        write_atomic(path, data)  # a kill mid-write leaves no half report
     except OSError as exc:
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
@@ -318,37 +362,65 @@ def emit_reports(
     goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
     from lobrec.core.results import encode_results
 
-    if json_out:
-        write_report(json_out, encode_results(run).decode("utf-8"))
-    if markdown_out:
+    def markdown() -> str:
         from lobrec.reports.markdown import render_markdown
 
-        write_report(markdown_out, render_markdown(run))
-    if html_out:
+        return render_markdown(run)
+
+    def html() -> str:
         from lobrec.reports.html import render_html
 
-        write_report(html_out, render_html(run, suite))
-    if csv_out or jsonl_out:
-        from lobrec.reports.export import to_csv, to_jsonl
+        return render_html(run, suite)
 
-        if csv_out:
-            write_report(csv_out, to_csv(run, suite))
-        if jsonl_out:
-            write_report(jsonl_out, to_jsonl(run, suite))
-    if junit_out:
+    def csv() -> str:
+        from lobrec.reports.export import to_csv
+
+        return to_csv(run, suite)
+
+    def jsonl() -> str:
+        from lobrec.reports.export import to_jsonl
+
+        return to_jsonl(run, suite)
+
+    def junit() -> str:
         from lobrec.reports.junit import to_junit
 
-        write_report(junit_out, to_junit(run, suite))
-    if summary_out:
+        return to_junit(run, suite)
+
+    def summary() -> str:
         from lobrec.reports.summary import to_summary
 
-        write_report(summary_out, to_summary(run, suite))
+        return to_summary(run, suite)
+
+    reports: list[tuple[str | None, Callable[[], str]]] = [
+        (json_out, lambda: encode_results(run).decode("utf-8")),
+        (markdown_out, markdown),
+        (html_out, html),
+        (csv_out, csv),
+        (jsonl_out, jsonl),
+        (junit_out, junit),
+        (summary_out, summary),
+    ]
+    failed: typer.Exit | None = None
+    for target, render in reports:
+        if target:
+            # One report that cannot be built or written is named, and the others are still
+            # written: a hostile value must not cost the run every report after it.
+            try:
+                # the job summary is added to its file (`append_report`), every other one replaces it
+                (append_report if render is summary else write_report)(target, render())
+            except typer.Exit as exc:
+                failed = exc
+            except (ValueError, OverflowError, RecursionError) as exc:
+                failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
         outs = (json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out)
         to_stdout = "-" not in outs
         render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
+    if failed is not None:
+        raise failed
 
 
 # Options shared by `record` and `rescore`, declared once.
@@ -392,7 +464,8 @@ SummaryOut = Annotated[
     typer.Option(
         "--summary",
         metavar="FILE",
-        help="Write a short Markdown summary for a CI job page here (e.g. $GITHUB_STEP_SUMMARY).",
+        help="Add a short Markdown summary for a CI job page to the end of this file "
+        "(e.g. $GITHUB_STEP_SUMMARY; - for stdout).",
     ),
 ]
 FailUnder = Annotated[
@@ -403,6 +476,15 @@ FailUnder = Annotated[
         max=100,
         metavar="PCT",
         help="Exit 1 when a model's overall score is below PCT percent.",
+    ),
+]
+MaxErrored = Annotated[
+    str | None,
+    typer.Option(
+        "--max-errored",
+        metavar="N|PCT%",
+        help="Errored cases a model may have (a count, or a share of its cases like 5%; every run "
+        "together) before the command exits 5; default 0.",
     ),
 ]
 
@@ -456,14 +538,39 @@ def errored_summary(run: RunResult) -> list[str]:
     return lines
 
 
-def check_threshold(run: RunResult, fail_under: float | None) -> None:
-    """Exit 1, naming the models, when any scored model's overall rate is below `fail_under`."""
-    if fail_under is None:
-        return
-    below = [
-        m for m in run.models if m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
-    ]
-    if below:
-        names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
-        say(f"overall score below {fail_under:g}%: {names}")
-        raise typer.Exit(Exit.BELOW_THRESHOLD)
+def check_gates(
+    run: RunResult,
+    *,
+    fail_under: float | None,
+    max_errored: str | None,
+    failed: Sequence[tuple[Exit, str]] = (),
+    excused: dict[str, int] | None = None,
+) -> None:
+    """Print every gate the run fails, one line each, then exit with the code that wins
+    (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
+    started), `excused` the errored cases per model those already answer for."""
+    from lobrec.core.gates import failed_gates
+    from lobrec.reports._format import percent
+
+    codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
+    found = [*failed]
+    for failure in failed_gates(
+        run, fail_under=fail_under, allowance=allowance(max_errored), excused=excused, shown=percent
+    ):
+        found.append((codes[failure.gate], failure.line))
+    for _, line in found:
+        say(f"gate failed: {line}")
+    if found:
+        raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
+
+
+def allowance(text: str | None) -> Any:
+    """`--max-errored` parsed (none given: no errored case is allowed), or a one-line error."""
+    from lobrec.core.gates import NO_ERRORS, parse_allowance
+
+    if text is None:
+        return NO_ERRORS
+    try:
+        return parse_allowance(text)
+    except ValueError as exc:
+        raise fail(str(exc)) from None

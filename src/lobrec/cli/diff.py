@@ -2,7 +2,8 @@
 test on per-case pass rates when either side has repeated runs).
 
 Each side is a model's cassette directory (re-judged offline, as `rescore` would) or a results JSON
-file holding one model.
+file holding one model; with `--model M`, a results file of several models (the results of two CI
+runs) or the folder holding the model folders, from which model M is taken.
 """
 
 from __future__ import annotations
@@ -19,42 +20,60 @@ if TYPE_CHECKING:
     from lobrec.core.suite import Suite
 
 
-def load_side(path: Path, suite_path: Path | None, allow_newer_suite: bool = False) -> ModelResult:
-    """One side of the comparison; raises LobrecError with a one-line reason naming the path."""
+def load_side(
+    path: Path, suite_path: Path | None, model: str | None = None, allow_newer_suite: bool = False
+) -> ModelResult:
+    """One side of the comparison; raises LobrecError with a one-line reason naming the path.
+
+    With `model` (`--model`), a results file may hold several models and a folder may be the one
+    holding the model folders: the side is that model's entry, or its folder.
+    """
     import asyncio
 
     import msgspec
 
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassettes import MANIFEST, model_dir_name
     from lobrec.core.results import decode_results
     from lobrec.errors import LobrecError, VersionMismatch
     from lobrec.replay import newer_suite_problem, rescore_directories
     from lobrec.suite_file import load_suite
 
     if path.is_dir():
+        if model is not None and not (path / MANIFEST).is_file():
+            path = path / model_dir_name(model)
+            if not path.is_dir():
+                raise LobrecError(f"{path}: no such model folder for --model {model}")
         if not (path / MANIFEST).is_file():
             raise LobrecError(
                 f"{path}: not a model cassette directory (no {MANIFEST}); name e.g. cassettes/auto"
             )
         suite: Suite = load_suite(suite_path)
         outcome = asyncio.run(rescore_directories(suite, [path], allow_newer_suite=allow_newer_suite))
-        (model,) = outcome.run.models
-        return model
+        (found,) = outcome.run.models
+        if model is not None and found.model != model:
+            raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
+        return found
     try:
         run = decode_results(path.read_bytes())
     except OSError as exc:
         raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
-    for model in run.models:
-        for recording in [] if allow_newer_suite else model.recorded:
+    for entry in run.models:
+        for recording in [] if allow_newer_suite else entry.recorded:
             problem = newer_suite_problem(path, recording.suite.version, run.suite)
             if problem is not None:
-                raise VersionMismatch(f"{problem} (model {model.model}, run {recording.run})")
+                raise VersionMismatch(f"{problem} (model {entry.model}, run {recording.run})")
+    names = ", ".join(m.model for m in run.models) or "none"
+    if model is not None:
+        chosen = [m for m in run.models if m.model == model]
+        if not chosen:
+            raise LobrecError(f"{path}: no model {model} in it (it holds {names})")
+        return chosen[0]
     if len(run.models) != 1:
-        names = ", ".join(m.model for m in run.models) or "none"
         raise LobrecError(
-            f"{path}: holds {len(run.models)} models ({names}); compare one model directory each"
+            f"{path}: holds {len(run.models)} models ({names}); pick one with --model, "
+            "or compare one model directory each"
         )
     return run.models[0]
 
@@ -80,6 +99,14 @@ def diff_command(
     every: bool = typer.Option(
         False, "--all", help="List every flipped and left-out case (the terminal shows the first 20)."
     ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Compare this model of each side: results files of several models, or cassette folders "
+        "of several model folders (e.g. two CI runs' results.json).",
+    ),
 ) -> None:
     """Compare two recordings case by case.
 
@@ -95,7 +122,8 @@ def diff_command(
 
     try:
         comparison = compare(
-            load_side(a, suite_path, allow_newer_suite), load_side(b, suite_path, allow_newer_suite)
+            load_side(a, suite_path, model, allow_newer_suite),
+            load_side(b, suite_path, model, allow_newer_suite),
         )
     except LobrecError as exc:
         raise fail(str(exc)) from None

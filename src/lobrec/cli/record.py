@@ -18,14 +18,17 @@ from lobrec.cli._shared import (
     JsonOut,
     JunitOut,
     MarkdownOut,
+    MaxErrored,
     SuitePath,
     SummaryOut,
-    check_threshold,
+    allowance,
+    check_gates,
     emit_reports,
     errored_summary,
     fail,
     interruptible_reports,
     load_runnable_suite,
+    one_stdout,
     only_groups,
     os_error_line,
     parse_delays,
@@ -57,6 +60,7 @@ def record_command(
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
     fail_under: FailUnder = None,
+    max_errored: MaxErrored = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     missing: bool = typer.Option(
@@ -130,6 +134,11 @@ def record_command(
     from lobrec.runner import RetryPolicy
 
     delays = parse_delays(retry_delays)
+    allowance(max_errored)  # a bad value stops the command before anything is sent
+    one_stdout(
+        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
+    )  # fmt: skip
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
     flags = [
@@ -192,15 +201,24 @@ def record_command(
     if outcome.interrupted:
         say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
         raise typer.Exit(Exit.INTERRUPTED)
+    failed = []
     if outcome.not_started:
-        say(
-            f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
-            f"{outcome.not_started} cases were not started. Resume with: {resume}"
+        failed.append(
+            (
+                Exit.INCOMPLETE,
+                f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
+                f"{outcome.not_started} cases were not started. Resume with: {resume}",
+            )
         )
-        raise typer.Exit(Exit.INCOMPLETE)
-    if any(not m.has_scores for m in outcome.run.models):
-        raise typer.Exit(Exit.GATEWAY)
-    check_threshold(outcome.run, fail_under)
+    for stopped, why in outcome.stopped.items():
+        failed.append(
+            (
+                Exit.INCOMPLETE,
+                f"{stopped}: {outcome.unstarted.get(stopped, 0)} cases not started after its first cases "
+                f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
+            )
+        )
+    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed)
 
 
 def _shaping_flags(
