@@ -4,7 +4,7 @@ The public surface is small and imported lazily, so `lobrec --version` does not 
 vcrpy::
 
     import lobrec
-    suite = lobrec.load_suite("suite/suite.json")
+    suite = lobrec.load_suite()  # the suite bundled with lobrec; or a path
     outcome = asyncio.run(lobrec.rescore(suite, Path("cassettes")))
     outcome.run.models[0].metrics.overall.rate
 """
@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
+"""The one place lobrec's version is written (pyproject.toml reads it: hatch dynamic version)."""
 
 _EXPORTS = {
     "load_suite": "lobrec.suite_file",

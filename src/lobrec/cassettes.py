@@ -259,6 +259,12 @@ def case_fingerprint(suite: Suite, case: Case) -> str:
     return "sha256:" + hashlib.sha256(_encoder.encode(content)).hexdigest()
 
 
+def suite_fingerprint(suite: Suite) -> str:
+    """A hash of the whole decoded suite (checks included), for the results file's provenance: two
+    files that decode to the same suite share it, whatever their whitespace or key order."""
+    return "sha256:" + hashlib.sha256(_encoder.encode(suite)).hexdigest()
+
+
 def cassettes_root(root: Path) -> Path:
     """Check the cassettes folder a command was given (`rescore DIR`, `audit DIR`): one rule for both.
 

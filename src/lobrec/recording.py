@@ -48,7 +48,13 @@ from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.files import real_folder
 from lobrec.gateway import Gateway
-from lobrec.replay import ReplayModel, build_run_result, rescore_directories
+from lobrec.replay import (
+    ReplayModel,
+    build_run_result,
+    newer_suite_problem,
+    rescore_directories,
+    with_provenance,
+)
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
@@ -72,6 +78,8 @@ class RecordOptions:
     repeat: int = 1
     """Runs of every case (`--repeat K`): run 1 in the model folder, runs 2..K in `runs/<n>/`."""
     retry_errored: bool = False
+    allow_newer_suite: bool = False
+    """Add to (and judge) folders recorded with a newer suite version (`--allow-newer-suite`)."""
     """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
 
 
@@ -105,7 +113,7 @@ def _now() -> str:
     return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
 
 
-def _open_manifest(directory: Path, suite: Suite, model: str) -> Manifest:
+def _open_manifest(directory: Path, suite: Suite, model: str, allow_newer_suite: bool = False) -> Manifest:
     fresh = Manifest(
         model=model,
         suite=ManifestSuite(name=suite.name, version=suite.version),
@@ -122,6 +130,9 @@ def _open_manifest(directory: Path, suite: Suite, model: str) -> Manifest:
             f"{directory}: recorded on suite {old.suite.version}, the suite is {suite.version}; "
             "a new major version needs a new cassette directory"
         )
+    problem = None if allow_newer_suite else newer_suite_problem(directory, old.suite.version, suite)
+    if problem is not None:
+        raise VersionMismatch(problem)
     return Manifest(
         model=model,
         suite=fresh.suite,
@@ -189,7 +200,7 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
             selective = options.missing or options.retry_errored or bool(options.case_ids)
             if options.repeat > 1 and (directory / MANIFEST).exists() and not selective:
                 continue
-            manifest = _open_manifest(directory, suite, model)
+            manifest = _open_manifest(directory, suite, model, options.allow_newer_suite)
             planned.append(
                 PlannedRun(
                     model=model,
@@ -482,16 +493,19 @@ async def _results(suite: Suite, options: RecordOptions, session: _Session) -> R
     results file always equals rescore's."""
     model_dirs = [options.cassettes / model_dir_name(model) for model in options.models]
     if any(len(run_directories(directory)) > 1 for directory in model_dirs):
-        return (await rescore_directories(suite, model_dirs)).run
+        return (await rescore_directories(suite, model_dirs, allow_newer_suite=True)).run
     results = session.results
+    replays = []
     for model, directory in zip(options.models, model_dirs, strict=True):
         planned = session.runs.get((model, 1))
         manifest = planned.manifest if planned is not None else load_manifest(directory)
         replay = ReplayModel(model=model, directory=directory, manifest=manifest)
+        replays.append(replay)
         for case in suite.cases:
             if case.id not in results[model]:
                 results[model][case.id] = await replay.replay_case(suite, case)
-    return build_run_result(suite, {model: list(results[model].values()) for model in options.models})
+    run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
+    return with_provenance(run, suite, replays)
 
 
 @dataclass(frozen=True, kw_only=True)

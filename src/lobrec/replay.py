@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from lobrec import __version__
 from lobrec.cassettes import (
     Manifest,
     case_file_name,
@@ -47,14 +48,15 @@ from lobrec.cassettes import (
     model_directories,
     model_from_dir_name,
     run_directories,
+    suite_fingerprint,
 )
 from lobrec.core.metrics import model_result
 from lobrec.core.repeats import combine_runs
-from lobrec.core.results import CaseResult, ModelResult, RunResult, SuiteRef
+from lobrec.core.results import CaseResult, ModelResult, Recording, RunResult, SuiteRef
 from lobrec.core.routing import ROUTER, routing
-from lobrec.core.suite import SEMVER, Case, Suite
+from lobrec.core.suite import SEMVER, Case, Suite, version_order
 from lobrec.core.tiers import rank_run
-from lobrec.errors import CassetteError
+from lobrec.errors import CassetteError, VersionMismatch
 from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.runner import Progress, no_sleep, run_case, temperature_ignored
 
@@ -187,6 +189,56 @@ def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayMode
     return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
 
 
+def newer_suite_problem(where: Path, recorded: str, suite: Suite | SuiteRef) -> str | None:
+    """Why cassettes recorded with suite version `recorded` must not be judged with `suite` silently:
+    a newer suite may have cases, requests or checks this one lacks, so the scores would differ
+    without a word. None when `recorded` is not newer. One rule for rescore, diff and record."""
+    old, new = version_order(suite.version), version_order(recorded)
+    if new[0] != old[0] or new <= old:  # another major version is never re-judged: errored, not refused
+        return None
+    return (
+        f"{where}: recorded with suite {suite.name} {recorded}, newer than the judging suite "
+        f"{suite.version}; judge it with that suite (--suite FILE) or pass --allow-newer-suite"
+    )
+
+
+def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
+    """Raise VersionMismatch naming the first run folder recorded with a newer suite than `suite`."""
+    for replay in models:
+        if replay.manifest is None:
+            continue
+        problem = newer_suite_problem(replay.directory, replay.manifest.suite.version, suite)
+        if problem is not None:
+            raise VersionMismatch(problem)
+
+
+def with_provenance(run: RunResult, suite: Suite, models: list[ReplayModel]) -> RunResult:
+    """The run stamped with what judged it (lobrec's version, the suite's content hash) and, per model,
+    the manifests its cases came from: all read from the inputs, so rescores stay byte-identical."""
+    recorded: dict[str, list[Recording]] = {}
+    for replay in sorted(models, key=lambda r: (r.run, str(r.directory))):
+        manifest = replay.manifest
+        if manifest is None:
+            continue
+        recorded.setdefault(replay.model, []).append(
+            Recording(
+                run=replay.run,
+                suite=SuiteRef(name=manifest.suite.name, version=manifest.suite.version),
+                lobrec_version=manifest.lobrec_version,
+                started_at=manifest.started_at,
+                finished_at=manifest.finished_at,
+            )
+        )
+    return msgspec.structs.replace(
+        run,
+        lobrec_version=__version__,
+        suite=msgspec.structs.replace(run.suite, sha256=suite_fingerprint(suite)),
+        models=[
+            msgspec.structs.replace(model, recorded=recorded.get(model.model, [])) for model in run.models
+        ],
+    )
+
+
 def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) -> RunResult:
     """Per-model metrics, models sorted by name, so record and rescore give identical files."""
     models = [
@@ -222,10 +274,18 @@ def default_jobs() -> int:
 
 
 async def rescore(
-    suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8, jobs: int = 1
+    suite: Suite,
+    root: Path,
+    progress: Progress | None = None,
+    concurrency: int = 8,
+    jobs: int = 1,
+    *,
+    allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
     """Re-judge every model directory under `root`."""
-    return await rescore_directories(suite, model_directories(root), progress, concurrency, jobs)
+    return await rescore_directories(
+        suite, model_directories(root), progress, concurrency, jobs, allow_newer_suite=allow_newer_suite
+    )
 
 
 async def rescore_against(
@@ -235,18 +295,19 @@ async def rescore_against(
     progress: Progress | None = None,
     concurrency: int = 8,
     jobs: int = 1,
+    *,
+    allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
     """Re-judge under `suite` and under `old`; the run is `suite`'s with a `suite_changes` section.
 
     Within a major version the cassettes serve both: a minor bump changes checks, not requests.
+    Judging with `old`, older than the recording, is the point here, so it is never refused.
     """
-    import msgspec
-
     from lobrec.core.suitechanges import suite_changes
     from lobrec.core.suitediff import diff_suites
 
-    outcome = await rescore(suite, root, progress, concurrency, jobs)
-    before = await rescore(old, root, None, concurrency, jobs)
+    outcome = await rescore(suite, root, progress, concurrency, jobs, allow_newer_suite=allow_newer_suite)
+    before = await rescore(old, root, None, concurrency, jobs, allow_newer_suite=True)
     changes = suite_changes(diff_suites(old, suite), before.run, outcome.run)
     outcome.run = msgspec.structs.replace(outcome.run, suite_changes=changes)
     return outcome
@@ -258,8 +319,13 @@ async def rescore_directories(
     progress: Progress | None = None,
     concurrency: int = 8,
     jobs: int = 1,
+    *,
+    allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
     """Re-judge the given model directories (each holding a manifest), every run of each.
+
+    A run folder recorded with a newer suite version than `suite` raises VersionMismatch before
+    anything is judged, unless `allow_newer_suite`.
 
     `jobs` > 1 spreads the run folders over that many processes (never more than there are
     folders); the results are the same as with one. `concurrency` is kept for callers: replay
@@ -269,6 +335,8 @@ async def rescore_directories(
     del concurrency
     progress = progress or Progress()
     models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
+    if not allow_newer_suite:
+        refuse_newer_suite(models, suite)
     progress.planned(len(models) * len(suite.cases))
     if jobs > 1 and len(models) > 1:
         run = await _replay_in_processes(suite, models, progress, jobs)
@@ -279,7 +347,7 @@ async def rescore_directories(
             for replay, cases in zip(models, replayed, strict=True)
         ]
         run = _assemble(suite, models, entries)
-    return RescoreOutcome(run=run, models=models)
+    return RescoreOutcome(run=with_provenance(run, suite, models), models=models)
 
 
 def _assemble(suite: Suite, models: list[ReplayModel], entries: list[ModelResult]) -> RunResult:

@@ -1,4 +1,11 @@
-"""Reading the suite from disk: the one place the suite touches the file system."""
+"""Reading the suite from disk: the one place the suite touches the file system.
+
+The default suite is the one that ships with lobrec: inside an installed wheel it is package data
+(`lobrec/_suite/`, copied from the repository's `suite/` at build time, see pyproject.toml); in a
+source checkout (an editable install) it is the repository's own `suite/` folder, which stays the
+source of truth. `default_suite_path` is the only rule for where that is; every command's `--suite`
+falls back to it, and reports call it "bundled".
+"""
 
 from __future__ import annotations
 
@@ -8,24 +15,45 @@ from lobrec.core.suite import Suite, decode_suite
 from lobrec.errors import SuiteError
 from lobrec.files import read_capped
 
-DEFAULT_SUITE = Path("suite/suite.json")
+_PACKAGE = Path(__file__).resolve().parent
+BUNDLED_DIR = _PACKAGE / "_suite"
+"""Where a built wheel holds the suite and its history."""
+CHECKOUT_DIR = _PACKAGE.parents[1] / "suite"
+"""`suite/` of the source checkout this module runs from (src/lobrec/ -> the repository root)."""
+BUNDLED = "bundled"
+"""How reports name the default suite's origin; any other suite is named by the path given."""
+
+
+def suite_dir() -> Path:
+    """The folder holding the bundled suite.json and history/: the wheel's copy, else the checkout's."""
+    return BUNDLED_DIR if (BUNDLED_DIR / "suite.json").is_file() else CHECKOUT_DIR
+
+
 MAX_SUITE_BYTES = 16 * 1024 * 1024
 """A suite file larger than this is refused unread (the 80-case suite is under 0.5 MB)."""
 
 
 def default_suite_path() -> Path:
-    """`suite/suite.json` in the working directory, else the copy inside the source checkout."""
-    if DEFAULT_SUITE.is_file():
-        return DEFAULT_SUITE
-    return Path(__file__).resolve().parents[2] / "suite" / "suite.json"
+    """The bundled suite file (see the module docstring)."""
+    return suite_dir() / "suite.json"
+
+
+def suite_source(path: str | Path | None) -> str:
+    """Where a suite came from, as reports print it: "bundled", or the path exactly as given."""
+    return BUNDLED if path is None else str(path)
 
 
 def load_suite(path: str | Path | None = None) -> Suite:
-    """Load and strictly decode a suite file; every error names the file.
+    """Load and strictly decode a suite file (default: the bundled one); every error names the file.
 
     Only a regular file is read (through a symlink the user named, but never a FIFO or device, which
     could hang the command), and never one over `MAX_SUITE_BYTES`.
     """
     suite_path = Path(path) if path is not None else default_suite_path()
-    data = read_capped(suite_path, MAX_SUITE_BYTES, "suite file", SuiteError, follow=True)
+    try:
+        data = read_capped(suite_path, MAX_SUITE_BYTES, "suite file", SuiteError, follow=True)
+    except SuiteError as exc:
+        if path is None and not suite_path.exists():
+            raise SuiteError(f"{exc}; lobrec is installed without its suite, pass --suite FILE") from None
+        raise
     return decode_suite(data, str(suite_path))

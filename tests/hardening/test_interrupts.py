@@ -10,10 +10,12 @@ the run's first request, waits a random (seeded) moment more, sends the signal, 
 - the manifest lists exactly the cassettes on disk.
 
 Then `lobrec record --missing` resumes it, is killed again, and so on; after the last kill
-`--missing` finishes the run, and its results file equals an uninterrupted run's. Latency is the
-one thing that may differ, since it is measured when a case is recorded: `latency_ms` of every call,
-`latency_p50_ms` and `latency_p50_judged_ms` are zeroed on both sides before comparing; everything
-else (verdicts, counts, costs from the gateway's headers, case order) must be identical.
+`--missing` finishes the run, and its results file equals an uninterrupted run's. Latency and the
+recording's times are the things that may differ, since they are measured when a case is recorded:
+`latency_ms` of every call, `latency_p50_ms`, `latency_p50_judged_ms`, and the manifest's
+`started_at` and `finished_at` (cited under `recorded`; null while a run is unfinished, and a resume
+with nothing left to record leaves it so) are zeroed on both sides before comparing;
+everything else (verdicts, counts, costs from the gateway's headers, case order) must be identical.
 """
 
 from __future__ import annotations
@@ -101,20 +103,16 @@ def record_args(gateway: GatewayProcess, cassettes: Path, results: Path, *extra:
     ]
 
 
-MEASURED = ("latency_ms", "latency_p50_ms", "latency_p50_judged_ms")
+MEASURED = ("latency_ms", "latency_p50_ms", "latency_p50_judged_ms", "started_at", "finished_at")
 
 
 def normalised(path: Path) -> Any:
-    """The results file with measured latencies zeroed (see the module docstring)."""
+    """The results file with measured latencies and times zeroed (see the module docstring)."""
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             return {
-                key: (
-                    0
-                    if key in ("latency_ms", "latency_p50_ms", "latency_p50_judged_ms") and value is not None
-                    else walk(value)
-                )
+                key: (0 if key in MEASURED and (value is not None or key == "finished_at") else walk(value))
                 for key, value in node.items()
             }
         if isinstance(node, list):

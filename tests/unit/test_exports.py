@@ -361,6 +361,8 @@ SUMMARY_HEAD = """\
 Overall: the share of scored cases whose every step passed; the interval is Wilson's. \
 Stale counts stale and unrecorded cases.
 
+Judged with suite lobstack-tools 1.0.0.
+
 <details><summary><b>auto</b>: 3 failing</summary>
 
 - sel-readme (Selection): step 1: called open\\_file, which the case does not offer; expected read\\_file

@@ -126,6 +126,7 @@ acme/tool-llm-7b        —               —      —       —        —     
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
+Judged with suite lobstack-tools 1.0.0.
 • auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • auto: cost not shown: 13 unpriced calls (sel-readme step 1 attempt 1, sel-weather step 1 attempt 1, arg-line-range
 step 1 attempt 1 and 10 more)
@@ -174,6 +175,7 @@ acme/tool-llm-7b        —         —
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
+Judged with suite lobstack-tools 1.0.0.
 • auto: calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3)
 • auto: cost not shown: 13 unpriced calls (sel-readme step 1 attempt 1, sel-weather step 1 attempt
 1, arg-line-range step 1 attempt 1 and 10 more)
@@ -288,7 +290,7 @@ MARKDOWN = """\
 ### Tool calling on lobstack-tools 1.0.0
 
 Suite **lobstack-tools** version 1.0.0, 12 cases, 3 models. \
-A score is comparable only to another score on the same suite version.
+A score is comparable only to another score on the same suite version. Judged with suite lobstack-tools 1.0.0.
 
 | Model | Overall | Right tool | Valid args | Made-up tool ↓ | Chains | Parallel | No call needed | \
 p50 latency | Cost/100 cases | Scored | Errored | Stale |

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 from lobrec import __version__
-from lobrec.cli._shared import Command, Exit
+from lobrec.cli._shared import Command, Exit, fail
 from lobrec.cli.audit import audit_command
 from lobrec.cli.diff import diff_command
 from lobrec.cli.fake import FakeGatewayCommand, fake_gateway_command
@@ -27,19 +27,31 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    # Inherited by every subcommand's context (click passes help_option_names down).
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
 def _version(value: bool) -> None:
+    """lobrec's version and the bundled suite's: a score is comparable only on the same suite."""
     if value:
-        typer.echo(f"lobrec {__version__}")
+        from lobrec.errors import LobrecError
+        from lobrec.suite_file import default_suite_path, load_suite
+
+        try:
+            suite = load_suite()
+        except LobrecError as exc:
+            typer.echo(f"lobrec {__version__}")
+            raise fail(str(exc)) from None
+        where = default_suite_path()
+        typer.echo(f"lobrec {__version__}, suite {suite.name} {suite.version} (bundled: {where})")
         raise typer.Exit(Exit.OK)
 
 
 @app.callback()
 def _root(
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version."
+        False, "--version", callback=_version, is_eager=True, help="Print lobrec's version and the suite's."
     ),
 ) -> None:
     """Record and replay tool-calling evaluations through the Lobstack gateway."""
@@ -55,4 +67,4 @@ app.command("fake-gateway", cls=FakeGatewayCommand)(fake_gateway_command)
 
 def main() -> None:
     """The `lobrec` console script (pyproject.toml names `lobrec.cli:main`)."""
-    app()
+    app(prog_name="lobrec")

@@ -174,6 +174,16 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
         raise
 
 
+def with_suite_source(run: Any, path: Path | None) -> Any:
+    """The results with the judging suite's origin ("bundled", or the --suite path as given), which
+    only the command line knows; every report prints it from there."""
+    import msgspec
+
+    from lobrec.suite_file import suite_source
+
+    return msgspec.structs.replace(run, suite=msgspec.structs.replace(run.suite, source=suite_source(path)))
+
+
 def load_runnable_suite(path: Path | None) -> Any:
     """Load the suite for `record` or `rescore`, refusing one with a case no model could pass.
 
@@ -406,8 +416,16 @@ def emit_reports(
 
 
 # Options shared by `record` and `rescore`, declared once.
+AllowNewerSuite = Annotated[
+    bool,
+    typer.Option(
+        "--allow-newer-suite",
+        help="Judge cassettes recorded with a newer suite version than the judging one (refused otherwise).",
+    ),
+]
 SuitePath = Annotated[
-    Path | None, typer.Option("--suite", metavar="FILE", help="Suite file (default suite/suite.json).")
+    Path | None,
+    typer.Option("--suite", metavar="FILE", help="Suite file (default: the suite bundled with lobrec)."),
 ]
 JsonOut = Annotated[
     str | None, typer.Option("--json", metavar="FILE", help="Write the results JSON here (- for stdout).")

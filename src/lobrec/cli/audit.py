@@ -27,7 +27,7 @@ def audit_command(
         None,
         "--suite",
         metavar="FILE",
-        help="The suite the cassettes are for (default suite/suite.json when it exists): "
+        help="The suite the cassettes are for (default: the suite bundled with lobrec): "
         "a manifest of another major version is a finding.",
     ),
 ) -> None:
@@ -53,10 +53,7 @@ def audit_command(
     say(f"{cassettes_dir}: no findings", output=True)
 
 
-def _suite_version(path: Path | None) -> str | None:
+def _suite_version(path: Path | None) -> str:
     from lobrec.suite_file import load_suite
 
-    default = Path("suite/suite.json")
-    if path is None and not default.is_file():
-        return None
-    return load_suite(path or default).version
+    return load_suite(path).version

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from lobrec.core.suite import Suite
 
 
-def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> ModelResult:
+def load_side(
+    path: Path, suite_path: Path | None, model: str | None = None, allow_newer_suite: bool = False
+) -> ModelResult:
     """One side of the comparison; raises LobrecError with a one-line reason naming the path.
 
     With `model` (`--model`), a results file may hold several models and a folder may be the one
@@ -35,9 +37,9 @@ def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> 
 
     from lobrec.cassettes import MANIFEST, model_dir_name
     from lobrec.core.results import decode_results
-    from lobrec.errors import LobrecError
+    from lobrec.errors import LobrecError, VersionMismatch
     from lobrec.files import read_capped
-    from lobrec.replay import rescore_directories
+    from lobrec.replay import newer_suite_problem, rescore_directories
     from lobrec.suite_file import load_suite
 
     if path.is_dir():
@@ -50,7 +52,8 @@ def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> 
                 f"{path}: not a model cassette directory (no {MANIFEST}); name e.g. cassettes/auto"
             )
         suite: Suite = load_suite(suite_path)
-        (found,) = asyncio.run(rescore_directories(suite, [path])).run.models
+        outcome = asyncio.run(rescore_directories(suite, [path], allow_newer_suite=allow_newer_suite))
+        (found,) = outcome.run.models
         if model is not None and found.model != model:
             raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
         return found
@@ -59,6 +62,11 @@ def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> 
         run = decode_results(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
+    for entry in run.models:
+        for recording in [] if allow_newer_suite else entry.recorded:
+            problem = newer_suite_problem(path, recording.suite.version, run.suite)
+            if problem is not None:
+                raise VersionMismatch(f"{problem} (model {entry.model}, run {recording.run})")
     names = ", ".join(m.model for m in run.models) or "none"
     if model is not None:
         chosen = [m for m in run.models if m.model == model]
@@ -81,10 +89,15 @@ def diff_command(
         ..., metavar="B", help="The other model's cassette folder or results JSON file."
     ),
     suite_path: Path | None = typer.Option(
-        None, "--suite", metavar="FILE", help="Suite file (default suite/suite.json)."
+        None, "--suite", metavar="FILE", help="Suite file (default: the suite bundled with lobrec)."
     ),
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
+    ),
+    allow_newer_suite: bool = typer.Option(
+        False,
+        "--allow-newer-suite",
+        help="Compare cassettes (or results) recorded with a newer suite version than the judging one.",
     ),
     every: bool = typer.Option(
         False, "--all", help="List every flipped and left-out case (the terminal shows the first 20)."
@@ -112,7 +125,8 @@ def diff_command(
     from lobrec.reports.diff import render_diff, render_diff_markdown
 
     try:
-        side_a, side_b = load_side(a, suite_path, model), load_side(b, suite_path, model)
+        side_a = load_side(a, suite_path, model, allow_newer_suite)
+        side_b = load_side(b, suite_path, model, allow_newer_suite)
         comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
     except LobrecError as exc:
         raise fail(str(exc)) from None

@@ -59,7 +59,10 @@ def fake_gateway_command(
         0, "--latency-ms", min=0, metavar="MS", help="Milliseconds to wait before each answer."
     ),
     suite: str | None = typer.Option(
-        None, "--suite", metavar="FILE", help="Suite file whose reference answers are served."
+        None,
+        "--suite",
+        metavar="FILE",
+        help="Suite file whose reference answers are served (default: bundled).",
     ),
     allow_remote: bool = typer.Option(
         False, "--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from lobrec.cli._shared import (
+    AllowNewerSuite,
     CsvOut,
     Exit,
     FailUnder,
@@ -34,6 +35,7 @@ from lobrec.cli._shared import (
     resume_command,
     run_async,
     say,
+    with_suite_source,
 )
 
 
@@ -111,6 +113,7 @@ def record_command(
         metavar="USD",
         help="Start no new case once this run's recorded cost reaches USD; cases in flight finish.",
     ),
+    allow_newer_suite: AllowNewerSuite = False,
     dry_run: bool = typer.Option(
         False,
         "--dry-run",
@@ -156,6 +159,7 @@ def record_command(
             repeat=repeat,
             retry_errored=retry_errored,
             max_cost_usd=max_cost,
+            allow_newer_suite=allow_newer_suite,
         )
         if dry_run:
             for line in run_async(dry_run_lines(suite, options)):
@@ -164,6 +168,7 @@ def record_command(
         gateway = resolve_gateway(base_url)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
+        outcome.run = with_suite_source(outcome.run, suite_path)
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:

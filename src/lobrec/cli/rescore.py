@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from lobrec.cli._shared import (
+    AllowNewerSuite,
     CsvOut,
     Exit,
     FailUnder,
@@ -33,6 +34,7 @@ from lobrec.cli._shared import (
     resume_command,
     run_async,
     say,
+    with_suite_source,
 )
 
 
@@ -60,6 +62,7 @@ def rescore_command(
         metavar="FILE",
         help="An older suite file: also re-judge under it and report the metric deltas and flipped cases.",
     ),
+    allow_newer_suite: AllowNewerSuite = False,
     jobs: int | None = typer.Option(
         None,
         "--jobs",
@@ -85,9 +88,23 @@ def rescore_command(
         processes = jobs or default_jobs()
         with RunProgress("rescoring", total=None, spending=False) as progress:
             if old is None:
-                outcome = run_async(rescore_run(suite, cassettes_dir, progress, jobs=processes))
+                outcome = run_async(
+                    rescore_run(
+                        suite, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
+                    )
+                )
             else:
-                outcome = run_async(rescore_against(suite, old, cassettes_dir, progress, jobs=processes))
+                outcome = run_async(
+                    rescore_against(
+                        suite,
+                        old,
+                        cassettes_dir,
+                        progress,
+                        jobs=processes,
+                        allow_newer_suite=allow_newer_suite,
+                    )
+                )
+        outcome.run = with_suite_source(outcome.run, suite_path)
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except Interrupted:

@@ -45,7 +45,7 @@ def _load(path: Path | None) -> Suite:
 @suite_app.command("check", cls=Command)
 def check(
     path: Path | None = typer.Argument(
-        None, metavar="FILE", help="The suite file (default: suite/suite.json)."
+        None, metavar="FILE", help="The suite file (default: the suite bundled with lobrec)."
     ),
     against: Path | None = typer.Option(
         None,
@@ -128,7 +128,7 @@ def show(
         None, "--group", "-g", metavar="GROUP", help="Only list the cases of this group."
     ),
     path: Path | None = typer.Option(
-        None, "--suite", metavar="FILE", help="The suite file (default: suite/suite.json)."
+        None, "--suite", metavar="FILE", help="The suite file (default: the suite bundled with lobrec)."
     ),
 ) -> None:
     """List the suite's cases, or show one case in full.

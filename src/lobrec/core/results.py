@@ -189,9 +189,27 @@ class Counts(Record, kw_only=True):
     unrecorded: int
 
 
-class SuiteRef(Record, kw_only=True):
+class SuiteRef(Record, kw_only=True, omit_defaults=True):
     name: str
     version: str
+    sha256: str | None = None
+    """The judging suite's content hash (`cassettes.suite_fingerprint`); only on the results file's
+    top-level `suite`, absent elsewhere and from files written before lobrec 0.3.0."""
+    source: str | None = None
+    """Where the judging suite came from: "bundled" (the suite shipped with lobrec) or the `--suite`
+    path as given; top-level only, like `sha256`."""
+
+
+class Recording(Record, kw_only=True):
+    """One run folder's manifest, as the results file cites it: which suite recorded it, and when."""
+
+    run: int
+    """1 for the model folder, n for its `runs/<n>/`."""
+    suite: SuiteRef
+    lobrec_version: str
+    started_at: str
+    finished_at: str | None
+    """None when that recording was interrupted."""
 
 
 RunOutcome = Literal["passed", "failed", "errored", "stale", "unrecorded"]
@@ -308,6 +326,10 @@ class Routing(Record, kw_only=True):
 class ModelResult(Record, kw_only=True):
     model: str
     suite: SuiteRef
+    recorded: list[Recording] = []
+    """The manifests the cases were judged from, run 1 first (empty for an unreadable manifest and in
+    files written before lobrec 0.3.0). Read from the cassettes, never from the clock, so a rescore
+    of the same cassettes stays byte-identical."""
     temperature_ignored: bool
     counts: Counts
     has_scores: bool
@@ -383,6 +405,8 @@ class Resolution(Record, kw_only=True):
 
 class RunResult(Record, kw_only=True):
     results_format: int = RESULTS_FORMAT
+    lobrec_version: str | None = None
+    """The lobrec that judged (None in files written before 0.3.0)."""
     suite: SuiteRef
     models: list[ModelResult]
     suite_changes: SuiteChanges | None = None

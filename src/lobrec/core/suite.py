@@ -21,6 +21,12 @@ GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses", "no_call",
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
+
+def version_order(version: str) -> tuple[int, ...]:
+    """A SEMVER version's (major, minor, patch), for comparing versions; labels are ignored."""
+    return tuple(int(part) for part in version.split("-")[0].split("+")[0].split("."))
+
+
 MAX_DEPTH = 128
 """How deeply a suite file may nest arrays and objects. A tool schema may nest `SCHEMA_MAX_DEPTH`
 (64) levels below its place in the file; every parser and judge that walks the suite recurses once

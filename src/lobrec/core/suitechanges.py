@@ -10,7 +10,7 @@ SuiteChanges out.
 from __future__ import annotations
 
 from lobrec.core.compare import metric_deltas
-from lobrec.core.results import ModelResult, ModelSuiteChange, RateChange, RunResult, SuiteChanges
+from lobrec.core.results import ModelResult, ModelSuiteChange, RateChange, RunResult, SuiteChanges, SuiteRef
 from lobrec.core.suitediff import SuiteDiff
 
 
@@ -40,8 +40,8 @@ def suite_changes(diff: SuiteDiff, old: RunResult, new: RunResult) -> SuiteChang
     checks_changed = diff.cases("checks")
     old_models = {model.model: model for model in old.models}
     return SuiteChanges(
-        old=old.suite,
-        new=new.suite,
+        old=SuiteRef(name=old.suite.name, version=old.suite.version),
+        new=SuiteRef(name=new.suite.name, version=new.suite.version),
         required_bump=diff.required,
         added=diff.cases("added"),
         removed=diff.cases("removed"),

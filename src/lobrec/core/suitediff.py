@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from lobrec.core.suite import SEMVER, CallStep, Case, NoCallStep, Step, Suite
+from lobrec.core.suite import SEMVER, CallStep, Case, NoCallStep, Step, Suite, version_order
 
 Kind = Literal["added", "removed", "request", "checks", "notes", "suite"]
 Bump = Literal["none", "patch", "minor", "major"]
@@ -64,8 +64,7 @@ def version_bump(old: str, new: str) -> Bump | Literal["backwards", "invalid"]:
     """The bump from `old` to `new`: to the next major, minor or patch version, or none, else invalid."""
     if not SEMVER.match(old) or not SEMVER.match(new):
         return "invalid"
-    a = tuple(int(part) for part in old.split("-")[0].split("+")[0].split("."))
-    b = tuple(int(part) for part in new.split("-")[0].split("+")[0].split("."))
+    a, b = version_order(old), version_order(new)
     if b == a:
         return "none"
     if b < a:

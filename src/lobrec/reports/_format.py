@@ -24,6 +24,26 @@ KEY = f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DA
 """The line under every leaderboard that explains its marks."""
 
 
+def provenance(run: RunResult) -> str:
+    """What judged the run and what recorded it, in every report: the suite's name, version and
+    origin ("bundled" or the --suite path), lobrec's version, and the suite versions the cassettes
+    were recorded with (from their manifests). Older results files lack some parts; they are left out."""
+    suite = f"suite {run.suite.name} {run.suite.version}"
+    if run.suite.source is not None:
+        suite += f" ({run.suite.source})"
+    line = f"Judged with {suite}" + (f" by lobrec {run.lobrec_version}" if run.lobrec_version else "")
+    recorded = sorted({r.suite.version for model in run.models for r in model.recorded}, key=_version_key)
+    if recorded:
+        line += f"; cassettes recorded with suite {', '.join(recorded)}"
+    return printable(line + ".")
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    from lobrec.core.suite import SEMVER, version_order
+
+    return version_order(version) if SEMVER.match(version) else (-1,)
+
+
 def percent(rate: float | None) -> str:
     """A rate in percent with one decimal, or a dash when it had nothing to apply to."""
     return DASH if rate is None else f"{rate:.1f}%"

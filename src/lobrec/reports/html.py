@@ -70,6 +70,7 @@ from lobrec.reports._format import (
     ordered_groups,
     percent,
     printable,
+    provenance,
     ranked,
     rate_counts,
     rerecord,
@@ -1374,6 +1375,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
             "</span></h1>",
             f'<p class="sub">{len(models)} model{"s" if len(models) != 1 else ""} · {cases} cases · '
             "a score is comparable only to another score on the same suite version</p>",
+            f'<p class="sub provenance">{_esc(provenance(run))}</p>',
             f"{mismatch_note}</header>\n",
             _leaderboard_html(run),
             "\n",

@@ -30,6 +30,7 @@ from lobrec.reports._format import (
     model_notes,
     ordered_groups,
     printable,
+    provenance,
     ranked,
     rate_counts,
     rerecord,
@@ -224,7 +225,7 @@ def render_markdown(run: RunResult) -> str:
         f"### Tool calling on {md(run.suite.name)} {md(run.suite.version)}",
         f"Suite **{md(run.suite.name)}** version {md(run.suite.version)}, {cases} cases, "
         f"{len(models)} model{'s' if len(models) != 1 else ''}. "
-        "A score is comparable only to another score on the same suite version.",
+        "A score is comparable only to another score on the same suite version. " + md(provenance(run)),
         leaderboard(run),
         md(KEY) + (f"  \n{md(REPEATS_KEY)}" if any_repeats(run) else ""),
         "\n".join(

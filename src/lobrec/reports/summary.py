@@ -17,7 +17,7 @@ import html
 
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
-from lobrec.reports._format import group_label, percent, ranked, rate_counts
+from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
 from lobrec.reports.export import case_group, case_outcome, step_reasons
 from lobrec.reports.markdown import interval, md, no_pings, spelled, table
 from lobrec.reports.repeats import any_repeats, run_cases, run_verdicts, runs_by_case
@@ -114,6 +114,7 @@ def to_summary(run: RunResult, suite: Suite) -> str:
             if any_repeats(run)
             else ""
         ),
+        md(provenance(run)),
     ]
     parts.extend(block for model in models if (block := _details(model, suite)) is not None)
     return "\n\n".join(parts) + "\n"

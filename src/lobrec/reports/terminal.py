@@ -30,6 +30,7 @@ from lobrec.reports._format import (
     model_notes,
     ordered_groups,
     printable,
+    provenance,
     ranked,
     rerecord,
 )
@@ -308,6 +309,7 @@ def render_leaderboard(
     if narrow:
         console.print(Text(_key(run)))
         console.print(counts_text(run))
+    console.print(Text(provenance(run)), style="dim")
     notes = notes_text(run)
     if notes is not None:
         console.print(notes)
