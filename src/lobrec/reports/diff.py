@@ -15,27 +15,21 @@ from rich.table import Table
 from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, Unpaired
-from lobrec.reports._format import cost, delta, latency, percent, printable
+from lobrec.reports._format import Change, change, printable
 from lobrec.reports.markdown import md, table
 
 _LIST_LIMIT = 20
 """How many case ids a terminal list names before it says how many more; files list all."""
 
 
-def _value(item: MetricDelta, value: float | None) -> str:
-    if item.unit == "pp":
-        return percent(value)
-    if item.unit == "ms":
-        return latency(value)
-    return cost(value)
-
-
-def direction(item: MetricDelta) -> str:
-    """`better`, `worse` or empty, from B's side, for a metric whose delta is not zero."""
-    if item.delta is None or item.delta == 0:
-        return ""
-    improved = item.delta < 0 if item.lower_is_better else item.delta > 0
-    return "better" if improved else "worse"
+def shown(item: MetricDelta) -> tuple[Change, str]:
+    """A metric's values and difference as printed, and `better`, `worse` or empty from B's side:
+    judged on the printed difference, so a printed zero is neither."""
+    texts = change(item.a, item.b, item.unit)
+    if not texts.shown:
+        return texts, ""
+    improved = texts.shown < 0 if item.lower_is_better else texts.shown > 0
+    return texts, "better" if improved else "worse"
 
 
 def _left_out_label(item: Unpaired) -> str:
@@ -138,13 +132,13 @@ def diff_table(cmp: Comparison) -> Table:
     result.add_column("B − A", justify="right", no_wrap=True)
     result.add_column("", no_wrap=True)
     for item in cmp.deltas:
-        verdict = direction(item)
+        texts, verdict = shown(item)
         style = {"better": "green", "worse": "red"}.get(verdict, "")
         result.add_row(
             Text(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
-            Text(_value(item, item.a)),
-            Text(_value(item, item.b)),
-            Text(delta(item.delta, item.unit), style=style),
+            Text(texts.a),
+            Text(texts.b),
+            Text(texts.delta, style=style),
             Text(verdict, style=style),
         )
     return result
@@ -168,16 +162,11 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
 def render_diff_markdown(cmp: Comparison) -> str:
     """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
     full (a file is read later and elsewhere; only the terminal shortens them)."""
-    rows = [
-        [
-            md(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
-            md(_value(item, item.a)),
-            md(_value(item, item.b)),
-            md(delta(item.delta, item.unit)),
-            direction(item),
-        ]
-        for item in cmp.deltas
-    ]
+    rows = []
+    for item in cmp.deltas:
+        texts, verdict = shown(item)
+        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
+        rows.append([md(label), md(texts.a), md(texts.b), md(texts.delta), verdict])
     header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
     parts = [
         f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
