@@ -22,6 +22,7 @@ from rich.console import Console
 from lobrec.core.compare import compare
 from lobrec.core.results import RunResult, SuiteRef, decode_results, encode_results
 from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
+from lobrec.core.words import counted
 from lobrec.reports._format import change, cost, latency, percent, printable
 from lobrec.reports.diff import render_diff, render_diff_markdown
 from lobrec.reports.html import CSP, check_text, render_html
@@ -740,3 +741,11 @@ def test_diff_warns_about_different_suites_and_escapes_names() -> None:
     markdown = render_diff_markdown(result)
     assert markdown.startswith("### Comparing openai/o4-mini (A) with b\\|\\\\x1b\\[1m (B)\n")
     assert "Warning: A is on suite lobstack-tools 1.0.0 and B on lobstack-tools 2.0.0;" in markdown
+
+
+@pytest.mark.parametrize(
+    ("count", "noun", "text"),
+    [(0, "case", "0 cases"), (1, "case", "1 case"), (2, "change", "2 changes"), (1, "run", "1 run")],
+)
+def test_counts_agree_in_number(count: int, noun: str, text: str) -> None:
+    assert counted(count, noun) == text

@@ -253,8 +253,31 @@ def report_console(*, stderr: bool = False) -> Any:
     return console
 
 
-def write_report(target: str, text: str) -> None:
-    """Write a report to a file, or to stdout for `-`."""
+REPORT_FILE_NAMES = {
+    "--json": "results.json",
+    "--markdown": "report.md",
+    "--html": "report.html",
+    "--csv": "steps.csv",
+    "--jsonl": "steps.jsonl",
+    "--junit": "junit.xml",
+    "--summary": "summary.md",
+}
+"""The file name a folder given to each report option is told to add (`--html out` → out/report.html)."""
+
+
+def check_report_targets(**targets: str | None) -> None:
+    """Refuse, before anything runs, a report option given an existing folder: `html_out="out"`
+    fails with `--html out: is a folder; give the report a file name (e.g. out/report.html)`."""
+    for name, target in targets.items():
+        option = "--" + name.removesuffix("_out")
+        if target and target != "-" and Path(target).is_dir():
+            example = Path(target) / REPORT_FILE_NAMES.get(option, "report")
+            raise fail(f"{option} {target}: is a folder; give the report a file name (e.g. {example})")
+
+
+def write_report(target: str, text: str, example: str = "results.json") -> None:
+    """Write a report to a file, or to stdout for `-` (`example`: the file name to suggest when
+    `target` is a folder)."""
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -263,7 +286,7 @@ def write_report(target: str, text: str) -> None:
 
     path = Path(target)
     if path.is_dir():
-        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / 'results.json'})")
+        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / example})")
     try:
         write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
     except OSError as exc:
@@ -308,6 +331,15 @@ def emit_reports(
     goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
     from lobrec.core.results import encode_results
 
+    check_report_targets(
+        json_out=json_out,
+        markdown_out=markdown_out,
+        html_out=html_out,
+        csv_out=csv_out,
+        jsonl_out=jsonl_out,
+        junit_out=junit_out,
+        summary_out=summary_out,
+    )
     if json_out:
         write_report(json_out, encode_results(run).decode("utf-8"))
     if markdown_out:

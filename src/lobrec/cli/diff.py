@@ -27,6 +27,7 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
 
     from lobrec.cassettes import MANIFEST
     from lobrec.core.results import decode_results
+    from lobrec.core.words import counted
     from lobrec.errors import LobrecError
     from lobrec.replay import rescore_directories
     from lobrec.suite_file import load_suite
@@ -48,7 +49,7 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
     if len(run.models) != 1:
         names = ", ".join(m.model for m in run.models) or "none"
         raise LobrecError(
-            f"{path}: holds {len(run.models)} models ({names}); compare one model directory each"
+            f"{path}: holds {counted(len(run.models), 'model')} ({names}); compare one model directory each"
         )
     return run.models[0]
 
@@ -87,6 +88,6 @@ def diff_command(
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:
-        write_report(markdown_out, render_diff_markdown(comparison))
+        write_report(markdown_out, render_diff_markdown(comparison), example="diff.md")
     render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
     raise typer.Exit(Exit.OK)

@@ -19,6 +19,7 @@ from lobrec.cli._shared import (
     MarkdownOut,
     SuitePath,
     SummaryOut,
+    check_report_targets,
     check_threshold,
     emit_reports,
     errored_summary,
@@ -119,6 +120,7 @@ def record_command(
     from LOBSTACK_API_KEY (only a loopback gateway runs without one), never from the command line;
     LOBSTACK_BASE_URL sets the default --base-url.
     """
+    from lobrec.core.words import counted
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.recording import RecordOptions, dry_run_lines
@@ -127,6 +129,15 @@ def record_command(
     from lobrec.runner import RetryPolicy
 
     delays = parse_delays(retry_delays)
+    check_report_targets(
+        json_out=json_out,
+        markdown_out=markdown_out,
+        html_out=html_out,
+        csv_out=csv_out,
+        jsonl_out=jsonl_out,
+        junit_out=junit_out,
+        summary_out=summary_out,
+    )
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
     flags = [
@@ -163,6 +174,10 @@ def record_command(
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
         ) from None
+    if (missing or retry_errored) and not outcome.interrupted:
+        for name in options.models:
+            if not outcome.recorded.get(name):
+                say(f"nothing to record: {_nothing_left(name, missing, retry_errored)}")
     with interruptible_reports():
         emit_reports(
             outcome.run,
@@ -180,22 +195,36 @@ def record_command(
     errored = errored_summary(outcome.run)
     for line in errored:
         say(line)
-    if errored:
+    stopped = outcome.interrupted or bool(outcome.not_started)
+    if errored and not stopped:
         retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
         say(f"Record the errored cases again with: {retry} --retry-errored")
+    # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
+    how = ", recording the errored cases again too," if errored else ""
+    resume_all = f"{resume} --retry-errored" if errored else resume
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
-        say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
+        say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
         raise typer.Exit(Exit.INTERRUPTED)
     if outcome.not_started:
         say(
             f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
-            f"{outcome.not_started} cases were not started. Resume with: {resume}"
+            f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
+            f"not started. Resume{how} with: {resume_all}"
         )
         raise typer.Exit(Exit.INCOMPLETE)
     if any(not m.has_scores for m in outcome.run.models):
         raise typer.Exit(Exit.GATEWAY)
     check_threshold(outcome.run, fail_under)
+
+
+def _nothing_left(model: str, missing: bool, retry_errored: bool) -> str:
+    """Why `--missing` or `--retry-errored` found nothing to record for `model`."""
+    if missing and retry_errored:
+        return f"every case of {model} has a fresh cassette and none ended errored"
+    if missing:
+        return f"every case of {model} has a fresh cassette"
+    return f"no case of {model} ended errored"
 
 
 def _shaping_flags(

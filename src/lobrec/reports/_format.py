@@ -16,6 +16,7 @@ from typing import NamedTuple
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
+from lobrec.core.words import counted
 
 DASH = "—"
 NO_SCORES = "no scores: every case errored"
@@ -212,7 +213,7 @@ def count_line(model: ModelResult) -> str:
     """The counts for one model, in words."""
     counts = model.counts
     return (
-        f"{counts.scored} of {counts.cases} cases scored; {counts.errored} errored, "
+        f"{counts.scored} of {counted(counts.cases, 'case')} scored; {counts.errored} errored, "
         f"{counts.stale} stale, {counts.unrecorded} unrecorded"
     )
 

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, Unpaired
+from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
 from lobrec.reports.markdown import md, table
 
@@ -64,8 +65,9 @@ def _repeated_lines(cmp: Comparison) -> list[str]:
     assert repeats is not None
     lines = [
         f"Exact sign test on per-case pass rates: {cmp.interpretation}.",
-        f"Pass rate lower in B: {cmp.b} cases; higher in B: {cmp.c}; equal: {repeats.ties} (dropped).",
-        f"Paired: {cmp.paired} cases scored in both (A over {repeats.runs_a} "
+        f"Pass rate lower in B: {counted(cmp.b, 'case')}; higher in B: {cmp.c}; "
+        f"equal: {repeats.ties} (dropped).",
+        f"Paired: {counted(cmp.paired, 'case')} scored in both (A over {repeats.runs_a} "
         f"{'run' if repeats.runs_a == 1 else 'runs'}, B over {repeats.runs_b} "
         f"{'run' if repeats.runs_b == 1 else 'runs'}); {len(cmp.unpaired)} left out.",
     ]
@@ -101,7 +103,7 @@ def summary_lines(cmp: Comparison) -> list[str]:
     lines = [
         f"Exact McNemar test: {cmp.interpretation}.",
         f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
-        f"Paired: {cmp.paired} cases scored in both ({cmp.both_passed} passed in both, "
+        f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
         f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
     ]
     if not cmp.same_suite:

@@ -56,6 +56,7 @@ from lobrec.core.suite import (
     Subset,
     Suite,
 )
+from lobrec.core.words import counted
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -1372,7 +1373,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
             f"<header><h1>Tool calling on {_esc(run.suite.name)} "
             f'<span class="version">{_esc(run.suite.version)}'
             "</span></h1>",
-            f'<p class="sub">{len(models)} model{"s" if len(models) != 1 else ""} · {cases} cases · '
+            f'<p class="sub">{counted(len(models), "model")} · {counted(cases, "case")} · '
             "a score is comparable only to another score on the same suite version</p>",
             f"{mismatch_note}</header>\n",
             _leaderboard_html(run),

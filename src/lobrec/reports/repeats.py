@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import CaseResult, ModelResult, Rate, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
 
 REPEATS_KEY = (
@@ -119,7 +120,9 @@ def repeats_lines(model: ModelResult) -> list[str]:
     ]
     incomplete = sum(case.scored < k for case in repeats.cases)
     if incomplete:
-        lines.append(f"{incomplete} cases not scored in every run (left out of pass^{k} and pass@{k})")
+        lines.append(
+            f"{counted(incomplete, 'case')} not scored in every run (left out of pass^{k} and pass@{k})"
+        )
     return lines
 
 

@@ -20,6 +20,7 @@ from rich.table import Row, Table
 from rich.text import Text
 
 from lobrec.core.results import ModelResult, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -262,8 +263,9 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
         skipped = sum(len(unrecorded) for _, _, unrecorded in entries)
         entries = [(model, stale, []) for model, stale, _ in entries if stale]
         note = (
-            f"Partial run (--case): {skipped} cases not asked for have no recording yet and are left "
-            "out of every rate."
+            f"Partial run (--case): {counted(skipped, 'case')} not asked for "
+            f"{'has' if skipped == 1 else 'have'} no recording yet and {'is' if skipped == 1 else 'are'} "
+            "left out of every rate."
             if skipped
             else None
         )
