@@ -124,7 +124,7 @@ def test_a_printed_difference_is_the_difference_of_the_printed_values(unit: str,
     assert result.shown is not None
     assert _number(result.delta) == pytest.approx(_number(result.b) - _number(result.a), abs=1e-6)
     assert result.delta.startswith(("+", "-")) == (result.shown != 0)
-    assert (result.a == result.b) == (result.shown == 0)
+    assert (_number(result.a) == _number(result.b)) == (result.shown == 0)
 
 
 def test_a_change_rejects_an_unknown_unit() -> None:
