@@ -46,6 +46,7 @@ from lobrec.cassettes import (
     model_dir_name,
     model_directories,
     model_from_dir_name,
+    refuse_while_recording,
     run_directories,
 )
 from lobrec.core.metrics import model_result
@@ -205,8 +206,11 @@ def default_jobs() -> int:
 async def rescore(
     suite: Suite, root: Path, progress: Progress | None = None, concurrency: int = 8, jobs: int = 1
 ) -> RescoreOutcome:
-    """Re-judge every model directory under `root`."""
-    return await rescore_directories(suite, model_directories(root), progress, concurrency, jobs)
+    """Re-judge every model directory under `root`; refused while a `lobrec record` writes any
+    (its cassettes are not complete: every case it has not reached would read as unrecorded)."""
+    directories = model_directories(root)
+    refuse_while_recording(directories)
+    return await rescore_directories(suite, directories, progress, concurrency, jobs)
 
 
 async def rescore_against(

@@ -65,7 +65,7 @@ def rescore_command(
     ),
 ) -> None:
     """Re-judge recorded cassettes offline: no key, no network."""
-    from lobrec.errors import LobrecError
+    from lobrec.errors import LobrecError, RecordInProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
@@ -79,6 +79,8 @@ def rescore_command(
                 outcome = run_async(rescore_run(suite, cassettes_dir, progress, jobs=processes))
             else:
                 outcome = run_async(rescore_against(suite, old, cassettes_dir, progress, jobs=processes))
+    except RecordInProgress as exc:  # the cassettes are incomplete for now: exit as a stale rescore does
+        raise fail(str(exc), Exit.INCOMPLETE) from None
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except Interrupted:
