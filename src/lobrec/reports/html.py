@@ -83,7 +83,10 @@ from lobrec.reports.repeats import (
     leaderboard_columns,
     repeats_lines,
     run_cases,
+    runs_tally,
     runs_to_record,
+    unscored_runs,
+    unscored_which,
 )
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -853,12 +856,17 @@ def _matrix_html(run: RunResult, suite: Suite) -> str:
                 used.add(cell_id)
                 symbol, word = _STATUS[status]
                 title = f"{_esc(case_id)} · {_esc(model.model)}"
+                unscored = ""
                 if repeated is not None and model.repeats is not None:
-                    word = f"{repeated.passes}/{model.repeats.runs}"
-                    title += f" · passed {word} runs ({repeated.scored} scored)"
+                    runs = model.repeats.runs
+                    title += f" · passed {repeated.passes}/{runs} runs ({repeated.scored} scored)"
+                    if repeated.scored < runs:  # said on the cell, not only in the hover
+                        title += f" · {unscored_which(repeated)}"
+                        unscored = f'<span class="unscored">{_esc(unscored_runs(repeated))}</span>'
+                    word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
                 cells.append(
                     f'<td class="cell {status}"><details class="cell" id="{_esc(cell_id)}">'
-                    f'<summary title="{title}">{symbol} {word}</summary>'
+                    f'<summary title="{title}">{symbol} {word}{unscored}</summary>'
                     f"{_panel_html(model, case_id, case, result, status)}</details></td>"
                 )
             failing = any(status != "pass" for status in statuses)
@@ -974,6 +982,7 @@ td.cell > details > summary {
   font-weight: 600; font-size: 13px; white-space: nowrap;
 }
 td.cell > details > summary::-webkit-details-marker { display: none; }
+td.cell .unscored { display: block; font-size: 11px; color: var(--muted); white-space: nowrap; }
 td.cell > details > summary:hover { text-decoration: underline; }
 td.cell > details > summary:focus-visible, details.cell[open] > summary {
   outline: 3px solid var(--accent); outline-offset: -3px;
