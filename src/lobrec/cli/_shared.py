@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import inspect
+import os
 import signal
 import sys
 from collections.abc import Coroutine, Iterator, Sequence
@@ -239,17 +240,20 @@ GroupOption = Annotated[
 ]
 
 
-REPORT_WIDTH = 132
-"""Columns for tables when output is not a terminal (a log, a pipe): rich's default 80 would cut them."""
+PIPED_WIDTH = 1000
+"""Columns for reports when output is not a terminal (a CI log, a pipe) and COLUMNS does not say:
+a log has no width of its own, so the tables are laid out whole (rich's default 80, or any fixed
+width, would put columns of the leaderboard into a second table)."""
 
 
 def report_console(*, stderr: bool = False) -> Any:
-    """A rich Console for reports: the terminal's width, or REPORT_WIDTH when piped."""
+    """A rich Console for reports: the terminal's width; when piped, COLUMNS if set (the width CI
+    gives), else PIPED_WIDTH."""
     from rich.console import Console
 
     console = Console(stderr=stderr)
-    if not console.is_terminal:
-        console.width = max(console.width, REPORT_WIDTH)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        console.width = PIPED_WIDTH
     return console
 
 
@@ -326,9 +330,11 @@ def emit_reports(
     jsonl_out: str | None = None,
     junit_out: str | None = None,
     summary_out: str | None = None,
+    by_group: bool = False,
 ) -> None:
     """Write each report and export asked for, then print the leaderboard (on stderr when a file
-    goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
+    goes to stdout, so `--csv - > steps.csv` holds only the CSV), with the per-group table after
+    it for `by_group`."""
     from lobrec.core.results import encode_results
 
     check_report_targets(
@@ -370,10 +376,15 @@ def emit_reports(
 
         outs = (json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out)
         to_stdout = "-" not in outs
-        render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
+        console = report_console(stderr=not to_stdout)
+        render_leaderboard(run, console, partial=partial, by_group=by_group)
 
 
 # Options shared by `record` and `rescore`, declared once.
+ByGroup = Annotated[
+    bool,
+    typer.Option("--by-group", help="Also print, in the terminal, each model's overall rate per group."),
+]
 SuitePath = Annotated[
     Path | None, typer.Option("--suite", metavar="FILE", help="Suite file (default suite/suite.json).")
 ]

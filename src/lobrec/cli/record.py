@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from lobrec.cli._shared import (
+    ByGroup,
     CsvOut,
     Exit,
     FailUnder,
@@ -55,6 +56,7 @@ def record_command(
     jsonl_out: JsonlOut = None,
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
+    by_group: ByGroup = False,
     fail_under: FailUnder = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
@@ -191,6 +193,7 @@ def record_command(
             jsonl_out=jsonl_out,
             junit_out=junit_out,
             summary_out=summary_out,
+            by_group=by_group,
         )
     errored = errored_summary(outcome.run)
     for line in errored:

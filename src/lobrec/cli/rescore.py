@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from lobrec.cli._shared import (
+    ByGroup,
     CsvOut,
     Exit,
     FailUnder,
@@ -45,6 +46,7 @@ def rescore_command(
     jsonl_out: JsonlOut = None,
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
+    by_group: ByGroup = False,
     fail_under: FailUnder = None,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
@@ -97,6 +99,7 @@ def rescore_command(
             jsonl_out=jsonl_out,
             junit_out=junit_out,
             summary_out=summary_out,
+            by_group=by_group,
         )
     for line in errored_summary(outcome.run):
         say(line)
