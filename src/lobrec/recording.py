@@ -373,6 +373,10 @@ async def _record_locked(
         # instead of 7); and a case's run n starts after its run n - 1 did.
         queue.sort(key=lambda item: (item[1], -len(item[2].steps)))
         session.progress.planned(len(queue))
+        per_model = {model: 0 for model in options.models}
+        for model, _, _ in queue:
+            per_model[model] += 1
+        session.progress.planned_models(per_model)
         jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)
