@@ -286,8 +286,10 @@ def _mismatches_html(mismatches: list[Mismatch]) -> str:
     if not mismatches:
         return ""
     rows = "".join(
-        f"<tr><td><code>{_esc(m.path)}</code></td><td><code>{_esc(_json(m.expected))}</code></td>"
-        f"<td><code>{_esc(_json(m.got))}</code></td><td>{_esc(m.reason)}</td></tr>"
+        f'<tr><td data-label="Path"><code>{_esc(m.path)}</code></td>'
+        f'<td data-label="Expected"><code>{_esc(_json(m.expected))}</code></td>'
+        f'<td data-label="Got"><code>{_esc(_json(m.got))}</code></td>'
+        f'<td data-label="Reason">{_esc(m.reason)}</td></tr>'
         for m in mismatches
     )
     return (
@@ -495,16 +497,16 @@ def _sort_value(value: float | str | None) -> str:
 
 
 def _sort_head(column: Column) -> str:
+    """A heading that sorts when clicked. Its arrow is added by the script, with the words that say
+    a heading sorts: with JavaScript off nothing sorts, so nothing says it does."""
     spec = sort_key(column)
     active = DEFAULT_SORT.lstrip("-") == spec.key
     direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
     aria = f' aria-sort="{direction}"' if active else ""
-    arrow = ("▼" if direction == "descending" else "▲") if active else ""
     return (
         f'<th class="{"num" if column.numeric else "text"}" scope="col"{aria}>'
         f'<button type="button" class="sort" data-key="{spec.key}" data-first="{spec.first}"'
-        f"{' data-text' if spec.text else ''}>{_esc(column.label)}"
-        f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>'
+        f"{' data-text' if spec.text else ''}>{_esc(column.label)}</button></th>"
     )
 
 
@@ -543,7 +545,7 @@ def _leaderboard_html(run: RunResult) -> str:
         f'<div class="scroll"><table class="board leader" data-default-sort="{DEFAULT_SORT}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         f'<p class="sub">{_esc(key)} · under each rate, its 95% interval (Wilson); hover a rate for its '
-        "counts · click a heading to sort by it, again to reverse</p>"
+        'counts<span id="sort-hint"></span></p>'
         f'<ul class="notes">{notes}</ul></section>'
     )
 
@@ -902,7 +904,7 @@ _STYLE = """
 }
 * { box-sizing: border-box; }
 body {
-  margin: 0 auto; max-width: 1320px; padding: 24px 32px 64px; color: var(--ink); background: #fff;
+  margin: 0 auto; max-width: 1440px; padding: 24px 32px 64px; color: var(--ink); background: #fff;
   font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "DejaVu Sans", sans-serif;
 }
 h1 { font-size: 24px; margin: 0 0 4px; }
@@ -926,7 +928,8 @@ table { border-collapse: collapse; }
 .text { text-align: left; }
 
 /* leaderboard and groups */
-.board th, .board td { padding: 6px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+/* Narrow padding: at 1400 px the whole leaderboard, its warning columns last, fits with repeats. */
+.board th, .board td { padding: 6px 5px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 .board thead th {
   background: var(--soft); font-weight: 600; border-bottom: 2px solid var(--line);
   white-space: normal; vertical-align: bottom;
@@ -942,7 +945,9 @@ ul.notes { margin: 8px 0 0; padding-left: 20px; color: var(--muted); }
 .groups .value { position: relative; }
 
 /* plot */
-svg.plot { display: block; max-width: 100%; height: auto; }
+/* Never drawn so small that its labels cannot be read (12 px text at 666/720 is 11.1 px): a narrow
+   screen scrolls the plot sideways instead. */
+svg.plot { display: block; max-width: 100%; min-width: 666px; height: auto; }
 svg .frame { fill: #fff; stroke: var(--line); }
 svg .grid { stroke: #eaeef2; }
 svg .tick { font-size: 11px; fill: var(--muted); }
@@ -991,7 +996,7 @@ td.cell > details > summary:focus-visible, details.cell[open] > summary {
 /* an open cell: a panel on the right */
 details.cell > .panel {
   position: fixed; top: 12px; right: 12px; max-height: calc(100vh - 24px);
-  width: min(780px, calc(100vw - 24px));
+  width: min(780px, calc(100% - 24px));
   overflow: auto; z-index: 10; background: #fff; color: var(--ink); border: 1px solid var(--line);
   border-radius: 10px; box-shadow: 0 12px 40px rgba(31, 35, 40, .25); padding: 0 18px 18px;
   text-align: left; font-weight: 400;
@@ -1050,9 +1055,10 @@ svg .label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejo
 /* sortable leaderboard headings: buttons, with an arrow on the sorted one */
 .board thead th button.sort {
   font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; margin: 0;
-  cursor: pointer; text-align: inherit;
+  cursor: default; text-align: inherit;
 }
-.board thead th button.sort:hover { color: var(--accent); }
+.js .board thead th button.sort { cursor: pointer; }
+.js .board thead th button.sort:hover { color: var(--accent); }
 .board thead th button.sort:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .arrow { display: inline-block; min-width: 1.1em; font-size: 10px; color: var(--accent); text-align: center; }
 .arrow:empty::after { content: "↕"; color: #afb8c1; }
@@ -1082,6 +1088,23 @@ details.fold > summary:focus-visible { outline: 2px solid var(--accent); outline
 .group-count { margin-left: 6px; font-weight: 400; font-size: 12px; color: var(--muted); }
 tbody.folded > tr.case { display: none; }
 tbody:has(> tr.group details.fold:not([open])) > tr.case { display: none; }
+
+/* a phone: the page's margins shrink, an open cell's expected and observed calls stack, long values
+   wrap, and "Why it failed" becomes one block per mismatch with each value under its column's name */
+details.cell > .panel code { overflow-wrap: anywhere; }
+@media (max-width: 640px) {
+  body { padding: 16px 12px 48px; }
+  details.cell > .panel { top: 6px; right: 6px; width: calc(100% - 12px); max-height: calc(100vh - 12px);
+    padding: 0 12px 12px; }
+  .cols { grid-template-columns: 1fr; gap: 8px; }
+  table.mismatches, table.mismatches tbody, table.mismatches tr, table.mismatches td { display: block; }
+  table.mismatches thead { display: none; }
+  table.mismatches tr { border-top: 1px solid #f5c2c0; padding: 4px 0; }
+  table.mismatches td { border: 0; padding: 2px 8px; }
+  table.mismatches td::before {
+    content: attr(data-label); display: block; font-size: 11px; font-weight: 600; color: var(--fail-ink);
+  }
+}
 """
 
 _SCRIPT = r"""
@@ -1315,6 +1338,18 @@ _SCRIPT = r"""
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") each(openCells(), function (cell) { cell.open = false; });
   });
+  /* Sorting needs this script: its arrows and the words that offer it come with it. */
+  document.documentElement.classList.add("js");
+  if (board) {
+    each(board.querySelectorAll("button.sort"), function (button) {
+      var arrow = document.createElement("span");
+      arrow.className = "arrow";
+      arrow.setAttribute("aria-hidden", "true");
+      button.appendChild(arrow);
+    });
+    var hint = document.getElementById("sort-hint");
+    if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
+  }
   function fromHash() {
     state = readHash();
     if (!CELL.test(state.open || "")) state.open = "";
