@@ -26,7 +26,7 @@ format: $(STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff format src tests bench
 
 check: lint ## Lint, check the suite, audit the committed cassettes
-	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.0.0.json
+	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.1.0.json
 	$(BIN)/lobrec audit fixtures/cassettes
 
 demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.html
