@@ -151,7 +151,10 @@ def test_retry_errored_with_nothing_errored_says_so(gateway: FakeGatewayProcess,
     assert code == 0, err
     assert "lobrec: nothing to record: no case of fixture/flaky ended errored\n" in err
     code, _, err = _record(gateway, tmp_path, "--missing", "--retry-errored", "--case", "sel-01")
-    assert "nothing to record: every case of fixture/flaky has a fresh cassette and none ended errored" in err
+    assert (
+        "nothing to record: every chosen case of fixture/flaky has a fresh cassette and none ended errored"
+        in err
+    )
 
 
 def test_a_stopped_run_with_errored_cases_prints_one_command_for_both(

@@ -179,7 +179,7 @@ def record_command(
     if (missing or retry_errored) and not outcome.interrupted:
         for name in options.models:
             if not outcome.recorded.get(name):
-                say(f"nothing to record: {_nothing_left(name, missing, retry_errored)}")
+                say(f"nothing to record: {_nothing_left(name, missing, retry_errored, bool(case or group))}")
     with interruptible_reports():
         emit_reports(
             outcome.run,
@@ -221,13 +221,15 @@ def record_command(
     check_threshold(outcome.run, fail_under)
 
 
-def _nothing_left(model: str, missing: bool, retry_errored: bool) -> str:
-    """Why `--missing` or `--retry-errored` found nothing to record for `model`."""
+def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) -> str:
+    """Why `--missing` or `--retry-errored` found nothing to record for `model` (`chosen`: of the
+    cases `--case` or `--group` picked)."""
+    every, no = ("every chosen case", "no chosen case") if chosen else ("every case", "no case")
     if missing and retry_errored:
-        return f"every case of {model} has a fresh cassette and none ended errored"
+        return f"{every} of {model} has a fresh cassette and none ended errored"
     if missing:
-        return f"every case of {model} has a fresh cassette"
-    return f"no case of {model} ended errored"
+        return f"{every} of {model} has a fresh cassette"
+    return f"{no} of {model} ended errored"
 
 
 def _shaping_flags(
