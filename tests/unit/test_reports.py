@@ -556,9 +556,11 @@ def test_html_cell_shows_expected_beside_observed_with_the_failing_check(page: s
     assert (
         '<table class="mismatches"><caption>✗ Why it failed</caption>'
         "<thead><tr><th>Path</th><th>Expected</th><th>Got</th><th>Reason</th></tr></thead>"
-        "<tbody><tr><td><code>calls[0].arguments.end_line</code></td><td><code>20</code></td>"
-        "<td><code>&quot;20&quot;</code></td>"
-        "<td>end_line: expected 20, got &quot;20&quot; (a string is not a number)</td></tr></tbody></table>"
+        '<tbody><tr><td data-label="Path"><code>calls[0].arguments.end_line</code></td>'
+        '<td data-label="Expected"><code>20</code></td>'
+        '<td data-label="Got"><code>&quot;20&quot;</code></td>'
+        '<td data-label="Reason">end_line: expected 20, got &quot;20&quot; (a string is not a number)</td>'
+        "</tr></tbody></table>"
     ) in body
 
 
