@@ -381,3 +381,26 @@ def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
     suite = draw(suites())
     chosen = draw(st.lists(st.sampled_from(suite.cases), unique_by=lambda case: case.id))
     return suite, [draw(case_result(case)) for case in chosen]
+
+
+# --- API keys (issue 25: the key in every spelling) ------------------------------------------------
+
+KEY_ALPHABET = "".join(chr(code) for code in range(0x21, 0x7F))
+"""What a key may hold: visible ASCII (`lobrec.gateway` refuses anything else up front)."""
+
+
+def api_keys() -> st.SearchStrategy[str]:
+    """Keys as `resolve_gateway` accepts them: 16 to 64 visible ASCII characters."""
+    return st.text(alphabet=KEY_ALPHABET, min_size=16, max_size=64)
+
+
+def malformed_keys() -> st.SearchStrategy[tuple[str, str]]:
+    """A good key with one character no HTTP header can carry put somewhere in it, and that character."""
+    bad = st.one_of(
+        st.characters(min_codepoint=0, max_codepoint=0x20),
+        st.just("\x7f"),
+        st.characters(min_codepoint=0x80, exclude_categories=("Cs",)),
+    )
+    return st.tuples(api_keys(), bad, st.integers(min_value=0, max_value=64)).map(
+        lambda parts: (parts[0][: parts[2]] + parts[1] + parts[0][parts[2] :], parts[1])
+    )

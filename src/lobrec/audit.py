@@ -28,7 +28,7 @@ follows too).
 
 from __future__ import annotations
 
-import math
+import json
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -58,7 +58,9 @@ from lobrec.core.suite import SEMVER
 from lobrec.errors import CassetteError, ConfigError
 from lobrec.exchange import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS
 from lobrec.gateway import mask_url
-from lobrec.playback import open_for_replay
+from lobrec.playback import open_for_replay, recorded_elapsed
+from lobrec.runner import COST_HEADER, cost_usd
+from lobrec.spellings import holds, spellings
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
 """Files that may sit next to the model directories (they are still scanned for credentials)."""
@@ -96,6 +98,7 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 """What looks like a credential. `<redacted>`, what recording writes over the key, matches none."""
 
 _TEMPORARY = re.compile(r"^\..+\.tmp$")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,11 @@ def audit(
             findings.extend(_raw_scan(entry, exact))
         else:
             findings.append(Finding(entry, "not a model directory (only model directories belong here)"))
-    return sorted(findings, key=lambda finding: (str(finding.path), finding.where, finding.message))
+    masked = [
+        Finding(Path(_masked(str(f.path), exact)), _masked(f.message, exact), _masked(f.where, exact))
+        for f in findings
+    ]
+    return sorted(masked, key=lambda finding: (str(finding.path), finding.where, finding.message))
 
 
 def _entries(directory: Path) -> list[Path]:
@@ -335,6 +342,8 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
             if name.lower() in CREDENTIAL_HEADERS:
                 yield Finding(path, "a credential header in a response", f"{where}.response.headers.{name}")
         yield from _check_elapsed(path, response.headers, f"{where}.response.headers.{ELAPSED_HEADER}")
+        yield from _check_cost(path, response.headers, f"{where}.response.headers.{COST_HEADER}")
+        yield from _lone_surrogates(path, response.body.string, f"{where}.response.body.string")
         if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
             yield Finding(
                 path, f"{ERROR_HEADER} on a status-{response.status.code} answer", f"{where}.response"
@@ -354,12 +363,17 @@ def _check_elapsed(path: Path, headers: dict[str, list[str]], where: str) -> Ite
     if values is None:
         return
     try:
-        elapsed = float(values[0]) if len(values) == 1 else math.nan
-    except ValueError:
-        elapsed = math.nan
-    if not math.isfinite(elapsed) or elapsed < 0:
+        recorded_elapsed(headers)  # replay's rule
+    except (ValueError, IndexError):
         shown = values[0] if len(values) == 1 else values
         yield Finding(path, f"{_preview(shown)} is not a duration in ms", where)
+
+
+def _check_cost(path: Path, headers: dict[str, list[str]], where: str) -> Iterator[Finding]:
+    values = headers.get(COST_HEADER)
+    if values is not None and cost_usd(", ".join(values)) is None:
+        shown = _preview(", ".join(values))
+        yield Finding(path, f"{shown} is not a credible price (the call counts as unpriced)", where)
 
 
 def _is_chat_url(uri: str) -> bool:
@@ -413,7 +427,7 @@ def _raw_scan(path: Path, exact: tuple[str, ...], data: bytes | None = None) -> 
 
 def _secrets_in(path: Path, text: str, where: str, exact: tuple[str, ...]) -> Iterator[Finding]:
     for secret in exact:
-        if secret in text:
+        if holds(text, secret):
             yield Finding(path, "holds the value of LOBSTACK_API_KEY", where)
     for kind, pattern in SECRET_PATTERNS:
         for match in pattern.finditer(text):
@@ -423,6 +437,52 @@ def _secrets_in(path: Path, text: str, where: str, exact: tuple[str, ...]) -> It
 def _mask(secret: str) -> str:
     """Enough to find it, never enough to use it: the first 6 characters and the length."""
     return f"{secret[:6]}…, {len(secret)} characters"
+
+
+def _masked(text: str, exact: tuple[str, ...]) -> str:
+    """`text` (a finding's path or message) with every secret in it masked as `_mask` shows one:
+    a JSON key, a header name or a file name can be the secret as much as a value can."""
+    for secret in exact:
+        for form in spellings(secret):
+            text = text.replace(form, f"<{_mask(form)}>")
+    for _, pattern in SECRET_PATTERNS:
+        text = pattern.sub(lambda match: f"<{_mask(match.group())}>", text)
+    return text
+
+
+def _lone_surrogates(path: Path, text: str, where: str) -> Iterator[Finding]:
+    """A body (or a JSON text inside one, a call's arguments) that escapes a lone surrogate
+    (`"\\ud800"`): valid JSON, but no UTF-8 text can hold the character; replay reads it as
+    U+FFFD and the reports spell it out, so a reviewer should know it is there."""
+    if "\\u" not in text:
+        return
+    for string in _json_strings(text, depth=3):
+        found = _SURROGATE.search(string)
+        if found:
+            yield Finding(
+                path, f"escapes a lone surrogate (\\u{ord(found.group()):04x}); replay reads U+FFFD", where
+            )
+            return
+
+
+def _json_strings(text: str, depth: int) -> Iterator[str]:
+    """Every string of `text` read as JSON, and of the JSON texts inside them, `depth` levels down."""
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return
+    stack = [parsed]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+            if depth > 1 and node.lstrip().startswith(("{", "[", '"')):
+                yield from _json_strings(node, depth - 1)
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
 
 
 def _preview(value: object, limit: int = 80) -> str:

@@ -27,6 +27,10 @@ class Gateway:
     def chat_url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    def __post_init__(self) -> None:
+        if self.api_key:  # however the gateway was made: `resolve_gateway` or the library
+            check_key_characters(self.api_key)
+
     def __repr__(self) -> str:  # never show the key
         return f"Gateway(base_url={self.base_url!r}, api_key={'set' if self.api_key else 'unset'})"
 
@@ -60,6 +64,26 @@ def mask_url(url: str) -> str:
     return parts._replace(netloc=netloc, query=query, fragment="").geturl()
 
 
+def check_key_characters(key: str) -> None:
+    """A key is visible ASCII (`!` to `~`): a control character (a stray `\\f` or newline) or a
+    non-ASCII one cannot travel in an HTTP header, so every request would fail with an error
+    quoting the header, key included. Refused before any request; the message names the character
+    and its place, never the key."""
+    for position, char in enumerate(key, start=1):
+        if not "!" <= char <= "~":
+            kind = (
+                "a space"
+                if char == " "
+                else "a non-ASCII character"
+                if ord(char) > 0x7F
+                else "a control character"
+            )
+            raise ConfigError(
+                f"{KEY_ENV} holds {kind} (U+{ord(char):04X}) at position {position} of {len(key)}; "
+                "a key is visible ASCII only (check for a stray space, newline or form feed)"
+            )
+
+
 def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.environ) -> Gateway:
     """`--base-url`, else LOBSTACK_BASE_URL, else the Lobstack API; the key from LOBSTACK_API_KEY.
 
@@ -80,7 +104,9 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
             "and the URL without user, password or query, since the URL is written into every cassette"
         )
     key = environ.get(KEY_ENV) or None
-    if key is not None and len(key.strip()) < MIN_KEY_LENGTH:
+    if key is not None:
+        check_key_characters(key)
+    if key is not None and len(key) < MIN_KEY_LENGTH:
         raise ConfigError(
             f"{KEY_ENV} is {len(key)} characters, too short to be a credential "
             f"(at least {MIN_KEY_LENGTH}); a loopback gateway runs without a key"

@@ -137,14 +137,19 @@ def open_for_replay(path: Path) -> ReplayCassette:
         raise
 
 
+MAX_ELAPSED_MS = 24 * 3600 * 1000.0
+"""No exchange lobrec records lasts a day (a whole run does not); a larger recorded time is not a
+duration but a number planted to overflow the sums built on it (`1e308` twice is `inf`)."""
+
+
 def recorded_elapsed(headers: Mapping[str, list[str]]) -> float:
     """The recorded wall time (lobrec writes exactly one value); a cassette is untrusted, so anything
-    but one finite, non-negative number of milliseconds is refused."""
+    but one finite number of milliseconds from 0 to a day is refused."""
     values = headers.get(ELAPSED_HEADER, ["0"])
     if len(values) != 1:
         raise ValueError(f"{ELAPSED_HEADER} has {len(values)} values, not one")
     elapsed = float(values[0])
-    if not math.isfinite(elapsed) or elapsed < 0:
+    if not math.isfinite(elapsed) or not 0 <= elapsed <= MAX_ELAPSED_MS:
         raise ValueError(f"{ELAPSED_HEADER} is {elapsed}, not a duration")
     return elapsed
 

@@ -58,7 +58,11 @@ class _Attempts:
 
 
 def _cost(answer: Answer) -> float | None:
-    value = answer.headers.get(COST_HEADER)
+    return cost_usd(answer.headers.get(COST_HEADER))
+
+
+def cost_usd(value: str | None) -> float | None:
+    """A call's price from its cost header; None when absent or not a credible price."""
     if value is None:
         return None
     try:

@@ -20,7 +20,6 @@ httpx's exceptions stop here: the runner sees `TransportFailure` or `GatewayErro
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,7 +47,6 @@ from lobrec.exchange import (
     ELAPSED_HEADER,
     ERROR_HEADER,
     KEY_IN_REPLY,
-    LOBREC_HEADER_PREFIX,
     NO_RESPONSE_STATUS,
     REPLY_NOT_TEXT,
     REPLY_TOO_LARGE,
@@ -57,6 +55,8 @@ from lobrec.exchange import (
     joined_headers,
     raise_recorded_failure,
 )
+from lobrec.runner import COST_HEADER, DROPPED_PARAMS_HEADER
+from lobrec.spellings import REDACTED, holds, scrub, spellings
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded).
@@ -65,11 +65,11 @@ The cap counts decoded bytes: a gzip body that inflates past it is abandoned too
 RECORDED_REQUEST_HEADERS = ("content-type",)
 """The only request headers a cassette keeps: never Authorization, never anything carrying the key."""
 
-DROPPED_RESPONSE_HEADERS = frozenset(
-    {"set-cookie", "authorization", "proxy-authorization", "www-authenticate"}
-)
-DECODED_BODY_HEADERS = ("content-encoding", "content-length")
-"""Dropped when the gateway compressed the body: the cassette holds the decoded bytes."""
+RECORDED_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", COST_HEADER, DROPPED_PARAMS_HEADER})
+"""The only response headers a cassette keeps: what replay and the reports read. Any other header
+(its name as much as its value) could carry the key or a cookie, and nothing reads it back; lobrec
+adds its own `x-lobrec-*` headers after (see `lobrec.exchange`). Older cassettes holding more
+headers replay as before."""
 
 MATCH_ON = (method, raw_body)
 """Requests match on method and exact body bytes (which hold the model and every message)."""
@@ -136,47 +136,21 @@ def save(cassette: Cassette) -> None:
     write_atomic(Path(cassette.path), cassette_bytes(cassette))
 
 
-def _spellings(secret: bytes) -> list[bytes]:
-    """The key as it may stand in a JSON text: raw, JSON-escaped (`/` as `\\/` too), all `\\u`."""
-    text = secret.decode("utf-8", "replace")
-    escaped = json.dumps(text)[1:-1]
-    every = "".join(f"\\u{ord(char):04x}" for char in text)
-    found = [secret, escaped.encode(), escaped.replace("/", "\\/").encode(), every.encode()]
-    return list(dict.fromkeys(found))
-
-
-def _scrub(data: bytes, secrets: tuple[bytes, ...]) -> bytes:
+def _scrub(data: bytes, secrets: tuple[str, ...]) -> bytes:
+    """`data` with every spelling of the key (`lobrec.spellings`) replaced by `<redacted>`."""
     for secret in secrets:
-        if secret:
-            for spelling in _spellings(secret):
-                data = data.replace(spelling, b"<redacted>")
+        for form in spellings(secret):
+            encoded = form.encode("utf-8", "surrogatepass")
+            if encoded in data:
+                data = data.replace(encoded, REDACTED.encode())
     return data
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-
-
-def holds_secret(data: bytes, secrets: tuple[bytes, ...]) -> bool:
-    """The key is in these bytes, or in any string of them read as JSON, however it is escaped."""
-    if not secrets:
-        return False
-    if any(spelling in data for secret in secrets for spelling in _spellings(secret)):
-        return True
-    try:
-        parsed = json.loads(data)
-    except (ValueError, RecursionError):
-        return False
-    texts = [secret.decode("utf-8", "replace") for secret in secrets]
-    return any(text in string for string in _strings(parsed) for text in texts)
+def holds_secret(data: bytes, secrets: tuple[str | bytes, ...]) -> bool:
+    """The key is in these bytes in any spelling, or in any string of them read as JSON, however
+    it is escaped."""
+    text = data.decode("utf-8", "replace")
+    return any(holds(text, s.decode() if isinstance(s, bytes) else s) for s in secrets)
 
 
 def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
@@ -210,7 +184,7 @@ class LiveLink:
         self.recorded_headers = {
             name: self.headers[name] for name in RECORDED_REQUEST_HEADERS if name in self.headers
         }
-        self.secrets = tuple(secret.encode() for secret in secrets if secret)
+        self.secrets = tuple(secret for secret in secrets if secret)
         self.max_reply_bytes = max_reply_bytes
         self.deadline_s = deadline_s
         """Whole-exchange limit (connect to last byte): httpx's timeouts are per read, so a body
@@ -231,11 +205,8 @@ class LiveLink:
         await self.aclose()
 
     def clean(self, text: str) -> str:
-        """`text` with the key replaced however it is spelled (for status lines and headers)."""
-        for secret in self.secrets:
-            for spelling in _spellings(secret):
-                text = text.replace(spelling.decode(), "<redacted>")
-        return text
+        """`text` with the key replaced however it is spelled (status lines, headers, errors)."""
+        return scrub(text, self.secrets)
 
 
 class LiveExchange:
@@ -303,14 +274,11 @@ class LiveExchange:
             if status == 200:
                 self._fail(vcr_request, f"{REPLY_NOT_TEXT}: the gateway's 200 body is not UTF-8 text", start)
             content = content.decode("utf-8", "replace").encode("utf-8")
-        dropped = set(DROPPED_RESPONSE_HEADERS)
-        if "content-encoding" in response.headers:
-            dropped.update(DECODED_BODY_HEADERS)
         headers: dict[str, list[str]] = {}
         for name, value in response.headers.multi_items():
-            # lobrec's own x-lobrec-* headers are never taken from a gateway: a gateway that sends
-            # x-lobrec-error would otherwise pass its answer off as a recorded transport failure.
-            if name not in dropped and not name.startswith(LOBREC_HEADER_PREFIX):
+            # lobrec's own x-lobrec-* headers are never taken from a gateway (none is allowed): a
+            # gateway that sends x-lobrec-error would pass its answer off as a transport failure.
+            if name in RECORDED_RESPONSE_HEADERS:
                 headers.setdefault(name, []).append(link.clean(value))
         headers[ELAPSED_HEADER] = [elapsed]
         recorded = {

@@ -156,7 +156,7 @@ def test_a_report_path_that_is_a_folder_is_a_one_line_error_and_leaves_nothing(
     target = tmp_path / "out"
     target.mkdir()
     root = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
-    done = run_lobrec(["rescore", str(root), "--json", str(tmp_path / "results.json"), option, str(target)])
+    done = run_lobrec(["rescore", str(root), option, str(target)])
     assert (done.returncode, done.stderr.decode().splitlines()[-1]) == (
         2,
         f"lobrec: {option} {target}: is a folder; give the report a file name (e.g. {target / name})",

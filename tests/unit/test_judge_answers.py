@@ -158,12 +158,14 @@ def test_main_exits_1_on_a_finding_2_on_bad_input_and_writes_json(
     assert len(err) == 1 and err[0].startswith(f"judge_answers: {broken}: cannot read the answers")
 
 
-def _blind(script: ModuleType, suite_path: Path) -> Any:
+def _blind(
+    script: ModuleType, suite_path: Path, wrong_files: tuple[str, ...] = ("wrong-a", "wrong-b")
+) -> Any:
     def read(name: str) -> Any:
         return json.loads((BLIND / f"{name}.json").read_text(encoding="utf-8"))
 
     solvers = {name: read(name) for name in ("solver-minimal", "solver-thorough")}
-    wrongs = {name: read(name) for name in ("wrong-a", "wrong-b")}
+    wrongs = {name: read(name) for name in wrong_files}
     return script.judge_answers(load_suite(suite_path), solvers, wrongs)
 
 
@@ -184,11 +186,27 @@ def test_the_blind_attack_found_eight_wrong_answers_passing_on_1_1_0(script: Mod
 
 
 def test_on_1_2_0_every_blind_right_answer_passes_and_every_wrong_one_fails(script: ModuleType) -> None:
-    report = _blind(script, ROOT / "suite" / "suite.json")
+    report = _blind(script, ROOT / "suite" / "suite.json", ("wrong-a", "wrong-b", "wrong-c"))
     assert report.findings == []
     assert {item.file: item.judged for item in report.counts} == {
         "solver-minimal": 100,
         "solver-thorough": 100,
         "wrong-a": 275,
         "wrong-b": 249,
+        "wrong-c": 368,
     }
+
+
+def test_the_second_blind_attack_found_28_wrong_answers_passing_on_1_1_0(script: ModuleType) -> None:
+    """wrong-c, written after 1.2.0's first changes: 28 passed 1.1.0 (19 of them passed those changes too)."""
+    report = _blind(script, ROOT / "suite" / "history" / "1.1.0.json", ("wrong-c",))
+    passing = sorted((f.id, f.step) for f in report.findings)
+    assert all(f.kind == "wrong passes" for f in report.findings)
+    assert len(passing) == 28
+    assert {case for case, _ in passing} == {
+        "sel-03", "sel-04", "sel-10", "arg-08", "arg-11", "arg-16", "near-03", "near-09", "par-04",
+        "par-10", "par-12", "chain-02", "chain-04", "chain-05", "chain-06", "chain-07", "chain-10",
+        "chain-12",
+    }  # fmt: skip
+    served = {item.file: item.on_call_steps for item in report.counts if item.file.startswith("wrong")}
+    assert served == {"wrong-c": 368}

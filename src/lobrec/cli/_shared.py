@@ -15,7 +15,7 @@ import inspect
 import os
 import signal
 import sys
-from collections.abc import Coroutine, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -269,30 +269,41 @@ REPORT_FILE_NAMES = {
 """The file name a folder given to each report option is told to add (`--html out` → out/report.html)."""
 
 
+def _folder_problem(option: str | None, target: str, example: str | None = None) -> str:
+    """`--html out: is a folder; give the report a file name (e.g. out/report.html)`: the name
+    suggested matches the option."""
+    name = example or REPORT_FILE_NAMES.get(option or "", "results.json")
+    where = f"{option} {target}" if option else target
+    return f"{where}: is a folder; give the report a file name (e.g. {Path(target) / name})"
+
+
 def check_report_targets(**targets: str | None) -> None:
-    """Refuse, before anything runs, a report option given an existing folder: `html_out="out"`
-    fails with `--html out: is a folder; give the report a file name (e.g. out/report.html)`."""
+    """Refuse, before a record spends anything, a report option given an existing folder
+    (`html_out="out"`); after a run, `emit_reports` still writes the other reports."""
     for name, target in targets.items():
         option = "--" + name.removesuffix("_out")
         if target and target != "-" and Path(target).is_dir():
-            example = Path(target) / REPORT_FILE_NAMES.get(option, "report")
-            raise fail(f"{option} {target}: is a folder; give the report a file name (e.g. {example})")
+            raise fail(_folder_problem(option, target))
 
 
-def write_report(target: str, text: str, example: str = "results.json") -> None:
-    """Write a report to a file, or to stdout for `-` (`example`: the file name to suggest when
-    `target` is a folder)."""
+def write_report(target: str, text: str, option: str | None = None, example: str | None = None) -> None:
+    """Write a report to a file, or to stdout for `-` (`option` and `example` name the option and
+    the file name to suggest when `target` is a folder)."""
+    # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
+    # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
+    data = text.encode("utf-8", "backslashreplace")
     if target == "-":
-        sys.stdout.write(text)
         sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
     from lobrec.cassettes import write_atomic
 
     path = Path(target)
     if path.is_dir():
-        raise fail(f"{target}: is a folder; give the report a file name (e.g. {path / example})")
+        raise fail(_folder_problem(option, target, example))
     try:
-        write_atomic(path, text.encode("utf-8"))  # a kill mid-write leaves no half report
+        write_atomic(path, data)  # a kill mid-write leaves no half report
     except OSError as exc:
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
@@ -337,40 +348,56 @@ def emit_reports(
     it for `by_group`."""
     from lobrec.core.results import encode_results
 
-    check_report_targets(
-        json_out=json_out,
-        markdown_out=markdown_out,
-        html_out=html_out,
-        csv_out=csv_out,
-        jsonl_out=jsonl_out,
-        junit_out=junit_out,
-        summary_out=summary_out,
-    )
-    if json_out:
-        write_report(json_out, encode_results(run).decode("utf-8"))
-    if markdown_out:
+    def markdown() -> str:
         from lobrec.reports.markdown import render_markdown
 
-        write_report(markdown_out, render_markdown(run))
-    if html_out:
+        return render_markdown(run)
+
+    def html() -> str:
         from lobrec.reports.html import render_html
 
-        write_report(html_out, render_html(run, suite))
-    if csv_out or jsonl_out:
-        from lobrec.reports.export import to_csv, to_jsonl
+        return render_html(run, suite)
 
-        if csv_out:
-            write_report(csv_out, to_csv(run, suite))
-        if jsonl_out:
-            write_report(jsonl_out, to_jsonl(run, suite))
-    if junit_out:
+    def csv() -> str:
+        from lobrec.reports.export import to_csv
+
+        return to_csv(run, suite)
+
+    def jsonl() -> str:
+        from lobrec.reports.export import to_jsonl
+
+        return to_jsonl(run, suite)
+
+    def junit() -> str:
         from lobrec.reports.junit import to_junit
 
-        write_report(junit_out, to_junit(run, suite))
-    if summary_out:
+        return to_junit(run, suite)
+
+    def summary() -> str:
         from lobrec.reports.summary import to_summary
 
-        write_report(summary_out, to_summary(run, suite))
+        return to_summary(run, suite)
+
+    reports: list[tuple[str, str | None, Callable[[], str]]] = [
+        ("--json", json_out, lambda: encode_results(run).decode("utf-8")),
+        ("--markdown", markdown_out, markdown),
+        ("--html", html_out, html),
+        ("--csv", csv_out, csv),
+        ("--jsonl", jsonl_out, jsonl),
+        ("--junit", junit_out, junit),
+        ("--summary", summary_out, summary),
+    ]
+    failed: typer.Exit | None = None
+    for option, target, render in reports:
+        if target:
+            # One report that cannot be built or written is named, and the others are still
+            # written: a hostile value must not cost the run every report after it.
+            try:
+                write_report(target, render(), option)
+            except typer.Exit as exc:
+                failed = exc
+            except (ValueError, OverflowError, RecursionError) as exc:
+                failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
     if leaderboard:
         from lobrec.reports.terminal import render_leaderboard
 
@@ -378,6 +405,8 @@ def emit_reports(
         to_stdout = "-" not in outs
         console = report_console(stderr=not to_stdout)
         render_leaderboard(run, console, partial=partial, by_group=by_group)
+    if failed is not None:
+        raise failed
 
 
 # Options shared by `record` and `rescore`, declared once.

@@ -88,6 +88,6 @@ def diff_command(
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:
-        write_report(markdown_out, render_diff_markdown(comparison), example="diff.md")
+        write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
     render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
     raise typer.Exit(Exit.OK)
