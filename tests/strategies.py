@@ -383,6 +383,16 @@ def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
     return suite, [draw(case_result(case)) for case in chosen]
 
 
+# --- gates (lobrec.core.gates) -----------------------------------------------------------------------
+
+allowance_texts = st.one_of(
+    st.integers(0, 100).map(str),
+    st.integers(0, 100).map(lambda n: f"{n}%"),
+    st.tuples(st.integers(0, 99), st.integers(0, 99)).map(lambda pair: f"{pair[0]}.{pair[1]}%"),
+)
+"""`--max-errored` values: a count, a whole percentage, a percentage with decimals."""
+
+
 # --- API keys (issue 25: the key in every spelling) ------------------------------------------------
 
 KEY_ALPHABET = "".join(chr(code) for code in range(0x21, 0x7F))

@@ -47,10 +47,10 @@ from lobrec.cassettes import (
     RUNS_DIR,
     CassetteFile,
     case_file_name,
-    cassettes_root,
     load_manifest,
     model_dir_name,
     model_from_dir_name,
+    not_one_model,
     read_capped,
     run_number,
 )
@@ -123,10 +123,14 @@ def audit(
     `secrets` are exact values to look for besides the patterns (the CLI passes LOBSTACK_API_KEY).
     `suite_version`, when given, is the suite the cassettes are for: a manifest of another major
     version is a finding, since rescore cannot re-judge it.
-    Raises CassetteError when `root` is not a directory; a root that is a symlink to one is
-    followed, as `rescore` follows it (`cassettes_root`), while every symlink under it is a finding.
+    Raises CassetteError when `root` is not a directory, is one model's own folder or is empty
+    (as `rescore` refuses them: a clean result there would vouch for nothing); a root that is a
+    symlink to one is followed, as `rescore` follows it (`cassettes_root`), while every symlink
+    under it is a finding.
     """
-    cassettes_root(root)
+    not_one_model(root)
+    if not any(root.iterdir()):
+        raise CassetteError(f"{root}: an empty folder; nothing to audit")
     exact = tuple(secret for secret in secrets if secret and len(secret) >= 8)
     findings: list[Finding] = []
     for entry in _entries(root):

@@ -383,16 +383,22 @@ def model_directories(root: Path) -> list[Path]:
     A folder with none is an error, not an empty result: a rescore of it would score nobody and
     exit 0 (and pass any `--fail-under`). One model's own folder is the usual slip, so it is named.
     """
+    not_one_model(root)
+    found = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).exists()]
+    if not found:
+        raise CassetteError(f"{root}: no model folders (a model folder holds {MANIFEST}); nothing to rescore")
+    return sorted(found, key=lambda p: model_from_dir_name(p.name))
+
+
+def not_one_model(root: Path) -> None:
+    """Refuse, in one line, a cassette root that is one model's own folder (the usual slip), or
+    not a folder at all: `rescore` and `audit` both take the folder that holds the model folders."""
     cassettes_root(root)
     if (root / MANIFEST).exists():
         raise CassetteError(
             f"{root}: this is one model's folder (it holds {MANIFEST}); give the folder that holds "
             f"the model folders: {root.parent}"
         )
-    found = [p for p in root.iterdir() if p.is_dir() and not p.is_symlink() and (p / MANIFEST).exists()]
-    if not found:
-        raise CassetteError(f"{root}: no model folders (a model folder holds {MANIFEST}); nothing to rescore")
-    return sorted(found, key=lambda p: model_from_dir_name(p.name))
 
 
 def run_number(name: str) -> int | None:

@@ -79,9 +79,15 @@ def is_no_response(status: int, headers: Mapping[str, list[str]]) -> bool:
     return status == NO_RESPONSE_STATUS and bool(headers.get(ERROR_HEADER))
 
 
+def failure_kind(error: str) -> str:
+    """The kind a recorded failure text begins with: `ConnectError` in `ConnectError: [Errno 111]
+    Connection refused` (httpx's exception name, or lobrec's own such as `Timeout`)."""
+    return error.partition(": ")[0]
+
+
 def raise_recorded_failure(error: str, elapsed_ms: float) -> None:
     """Raise what a recorded failure (the `x-lobrec-error` text) stands for, live and in replay."""
-    kind, _, message = error.partition(": ")
+    kind, message = failure_kind(error), error.partition(": ")[2]
     if kind in _ANSWER_FAILURES:
         raise GatewayError(message)
     raise TransportFailure(error, elapsed_ms=elapsed_ms)

@@ -48,7 +48,7 @@ from lobrec.core.words import counted
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.gateway import Gateway
 from lobrec.replay import ReplayModel, build_run_result, rescore_directories
-from lobrec.runner import Progress, RetryPolicy, Sleep, run_case, run_jobs
+from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
@@ -86,6 +86,18 @@ class RecordOutcome:
     """What the recorded answers of this run cost (their `x-lobstack-cost-usd`)."""
     not_started: int = 0
     """Cases left unstarted because `--max-cost` was reached."""
+    stopped: dict[str, str] = field(default_factory=dict)
+    """Per model that failed fast (`FAIL_FAST_CASES`), why; its unstarted cases are in `unstarted`."""
+    unstarted: dict[str, int] = field(default_factory=dict)
+    """Per model that failed fast, the cases it did not start."""
+
+
+FAIL_FAST_CASES = 3
+"""A model's first this many cases to finish, all errored for the same lasting reason
+(`runner.lasting_failure`: a refused key, an unknown model, an unreachable or silent gateway), stop
+it: no further case of it is started. Each of those cases had its full retries; one such case
+could be bad luck, three in a row with nothing else in between is the gateway telling every case
+the same thing. Docs: methodology.md, "A run"."""
 
 
 def _now() -> str:
@@ -267,15 +279,67 @@ class _Session:
     recorded: dict[str, list[str]] = field(default_factory=dict)
     spent_usd: float = 0.0
     not_started: int = 0
+    first_failures: dict[str, list[str]] = field(default_factory=dict)
+    """Per model still on probation, the lasting reasons its first finished cases errored with."""
+    settled: set[str] = field(default_factory=set)
+    """Models past probation: a case of theirs finished without a lasting failure."""
+    stopped: dict[str, str] = field(default_factory=dict)
+    unstarted: dict[str, int] = field(default_factory=dict)
+    in_flight: dict[str, int] = field(default_factory=dict)
+    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    """Notified whenever a case ends: cases waiting on a model's probation look again."""
+
+    def fail_fast(self, model: str, result: CaseResult) -> None:
+        """Stop starting `model`'s cases once its first `FAIL_FAST_CASES` all errored the same
+        lasting way (any other outcome first clears it for good), and say so at once."""
+        if model in self.settled or model in self.stopped:
+            return
+        reason = lasting_failure(result)
+        seen = self.first_failures.setdefault(model, [])
+        if reason is None or (seen and seen[0] != reason):
+            self.settled.add(model)
+            return
+        seen.append(reason)
+        if len(seen) >= FAIL_FAST_CASES:
+            self.stopped[model] = f"{reason} ({result.reason})"
+            self.progress.note(
+                f"{model}: its first {len(seen)} cases all errored: {self.stopped[model]}; "
+                "no more of its cases are started"
+            )
 
     def over_budget(self) -> bool:
         budget = self.options.max_cost_usd
         return budget is not None and self.spent_usd >= budget
 
+    def on_probation(self, model: str) -> bool:
+        """A case of `model` errored for a lasting reason and none has shown otherwise yet."""
+        return (
+            model not in self.settled and model not in self.stopped and bool(self.first_failures.get(model))
+        )
+
     async def record_case(self, model: str, run: int, case: Case) -> None:
-        if self.over_budget():
-            self.not_started += 1
-            return
+        # While the model is on probation, a new case waits for those in flight to say whether it
+        # stops (otherwise a wrong port costs a second round of retries); with none in flight it
+        # starts, as the next probe.
+        async with self.changed:
+            await self.changed.wait_for(
+                lambda: not self.on_probation(model) or not self.in_flight.get(model, 0)
+            )
+            if model in self.stopped:
+                self.unstarted[model] = self.unstarted.get(model, 0) + 1
+                return
+            if self.over_budget():
+                self.not_started += 1
+                return
+            self.in_flight[model] = self.in_flight.get(model, 0) + 1
+        try:
+            await self._record_case(model, run, case)
+        finally:
+            async with self.changed:
+                self.in_flight[model] -= 1
+                self.changed.notify_all()
+
+    async def _record_case(self, model: str, run: int, case: Case) -> None:
         self.progress.started(model, case.id)
         planned = self.runs[(model, run)]
         directory = planned.directory
@@ -299,6 +363,7 @@ class _Session:
             raise
         self._done(model, run, result)
         self.progress.finished(model, result)
+        self.fail_fast(model, result)
 
     def _done(self, model: str, run: int, result: CaseResult) -> None:
         self.spent_usd += math.fsum(c.cost_usd for c in result.api_calls if c.cost_usd is not None)
@@ -395,6 +460,8 @@ async def _record_locked(
         throttle=session.throttle,
         spent_usd=session.spent_usd,
         not_started=session.not_started,
+        stopped=session.stopped,
+        unstarted=session.unstarted,
     )
 
 

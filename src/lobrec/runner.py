@@ -26,7 +26,7 @@ from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import Answer, Exchange
+from lobrec.exchange import TIMED_OUT, Answer, Exchange, failure_kind
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 DEFAULT_TIMEOUT_S = 120.0
@@ -89,6 +89,36 @@ def _error_message(answer: Answer) -> str:
     except (ValueError, KeyError, TypeError):
         pass
     return answer.reason_phrase or "error"
+
+
+LASTING_STATUSES = {401: "the key is refused", 403: "the key is refused", 404: "no such model or URL"}
+"""Answers that another attempt would get again: a wrong key, or a model or path the gateway does
+not know (the gateway sends them at once, with no retry)."""
+LASTING_FAILURES = {
+    "ConnectError": "the gateway cannot be reached (connection refused, DNS or TLS failure)",
+    TIMED_OUT: "the gateway does not answer in time",
+}
+"""Transport failures (retried, by the rule) that say the gateway is not there at all when every
+attempt of a case ends in one."""
+
+
+def lasting_failure(case: CaseResult) -> str | None:
+    """Why `case` errored, when that reason would stop every case of its model alike: its attempts
+    never got an answer to use and its last one ended in a `LASTING_STATUSES` answer or a
+    `LASTING_FAILURES` failure. The text names the reason the same way for every case (the
+    recording's fail-fast compares them), else None."""
+    if case.status != "errored" or not case.api_calls or any(c.status == 200 for c in case.api_calls):
+        return None
+    last = case.api_calls[-1]
+    if last.status in LASTING_STATUSES:
+        return f"the gateway answered {last.status}: {LASTING_STATUSES[last.status]}"
+    if last.status is None and last.error is not None:
+        kind = failure_kind(last.error)
+        if kind in LASTING_FAILURES and all(
+            call.status is None and call.error and failure_kind(call.error) == kind for call in case.api_calls
+        ):
+            return f"{kind}: {LASTING_FAILURES[kind]}"
+    return None
 
 
 class CaseErrored(Exception):
@@ -236,6 +266,9 @@ class Progress:
 
     def finished(self, model: str, result: CaseResult) -> None:
         """A case ended (scored, errored, stale or unrecorded)."""
+
+    def note(self, message: str) -> None:
+        """Something the user must read now, not at the end (a model that stopped early)."""
 
 
 async def run_jobs(jobs: Sequence[Callable[[], Awaitable[None]]], concurrency: int) -> bool:

@@ -35,7 +35,11 @@ def test_a_misspelt_model_says_why_every_case_errored(fake_gateway: Any, tmp_pat
     )
 
     assert done.returncode == 3
-    lines = [line for line in done.stderr.decode().splitlines() if line.startswith("lobrec: fixture/orcale")]
+    stderr = done.stderr.decode().splitlines()
+    assert any(line.startswith("lobrec: fixture/orcale: its first 3 cases all errored: ") for line in stderr)
+    lines = [
+        line for line in stderr if line.startswith("lobrec: fixture/orcale") and " cases errored (" in line
+    ]
     cases = [case.id for case in fake_gateway.suite.cases]
     shown = ", ".join(cases[:5]) + (f" and {len(cases) - 5} more" if len(cases) > 5 else "")
     (line,) = lines

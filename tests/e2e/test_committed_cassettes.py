@@ -73,8 +73,8 @@ def test_fail_under_exits_1_naming_the_models_below() -> None:
     below = runner.invoke(app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--fail-under", "60"])
     assert below.exit_code == Exit.BELOW_THRESHOLD
     assert below.stderr.strip().splitlines()[-1] == (
-        "lobrec: overall score below 60%: fixture/eager (0%), fixture/plausible (17.5%), "
-        "fixture/silent (17.5%), fixture/sloppy (50%)"
+        "lobrec: gate failed: overall score below 60%: fixture/eager (0.0%), fixture/plausible (17.5%), "
+        "fixture/silent (17.5%), fixture/sloppy (50.0%)"
     )
     assert (
         runner.invoke(app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--fail-under", "0"]).exit_code

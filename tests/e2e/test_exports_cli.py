@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
+from lobrec.core.repeats import run_outcome
 from lobrec.core.results import RunResult, decode_results
 from lobrec.core.suite import Suite
 from lobrec.reports.export import COLUMNS, to_csv, to_jsonl
@@ -53,16 +54,26 @@ def check_junit(path: Path, run: RunResult, cases: int) -> None:
         testcases = suite.findall("testcase")
         assert len(testcases) == cases == int(suite.get("tests") or -1)
         assert {case.get("classname", "").rsplit(".", 1)[0] for case in testcases} == {model.model}
-        counts = model.counts
-        failing = sum(case.status == "scored" and not case.passed for case in model.cases)
+        # a case's testcase is its worst outcome over every run: failed, errored, then not judged
+        outcomes = (
+            [[run_outcome(case)] for case in model.cases]
+            if model.repeats is None
+            else [case.outcomes for case in model.repeats.cases]
+        )
+        failing = sum("failed" in each for each in outcomes)
+        errored = sum("failed" not in each and "errored" in each for each in outcomes)
+        skipped = sum(
+            not {"failed", "errored"} & set(each) and bool({"stale", "unrecorded"} & set(each))
+            for each in outcomes
+        )
         assert int(suite.get("failures") or -1) == failing
-        assert int(suite.get("errors") or -1) == counts.errored
-        assert int(suite.get("skipped") or -1) == counts.stale + counts.unrecorded
+        assert int(suite.get("errors") or -1) == errored
+        assert int(suite.get("skipped") or -1) == skipped
         tags = [child.tag for case in testcases for child in case]
         assert (tags.count("failure"), tags.count("error"), tags.count("skipped")) == (
             failing,
-            counts.errored,
-            counts.stale + counts.unrecorded,
+            errored,
+            skipped,
         )
     assert int(root.get("tests") or -1) == cases * len(run.models)
 

@@ -192,7 +192,8 @@ def test_a_bad_run_manifest_errors_that_run_only(tmp_path: Path) -> None:
     assert line.startswith("fixture/oracle (3 runs): run 2: no case can be re-judged (")
     assert "run 3: 1 unreadable (sel-04)" in line
     assert (
-        f"Remove {model_dir / 'runs' / '2'}, {model_dir / 'runs' / '3' / 'sel-04.json'}, then record" in line
+        f"Remove {model_dir / 'runs' / '2' / 'manifest.json'}, {model_dir / 'runs' / '3' / 'sel-04.json'}, "
+        "then record" in line
     )
 
 

@@ -126,8 +126,11 @@ def test_cli_refuses_another_major_version(recorded: tuple[Suite, Path], tmp_pat
     shown = ", ".join(case.id for case in suite.cases[:5]) + (f" and {count - 5} more" if count > 5 else "")
     assert result.stderr.strip().splitlines() == [
         f"lobrec: {MODEL}: {count} cases errored ({shown}): {reason}",
-        f"lobrec: {MODEL}: no case can be re-judged. Record it again with: lobrec record --model {MODEL} "
-        f"--cassettes {cassettes} --suite {path}",
+        f"lobrec: {MODEL}: no case can be re-judged ({cassettes}/{MODEL_DIR}/manifest.json cannot be used). "
+        f"Remove {cassettes}/{MODEL_DIR}/manifest.json, then record it again with: lobrec record "
+        f"--model {MODEL} --cassettes {cassettes} --suite {path} --missing",
+        f"lobrec: gate failed: {count} unreadable cases in 1 model, as listed above "
+        "(--allow-stale accepts them)",
     ]
 
 
@@ -152,6 +155,10 @@ def test_cli_corrupt_and_missing_cassettes(recorded: tuple[Suite, Path], tmp_pat
     result = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--json", str(out))
     assert result.exit_code == Exit.INCOMPLETE
     assert result.stderr.strip().splitlines()[-1] == (
+        "lobrec: gate failed: 1 stale or unrecorded and 1 unreadable cases in 1 model, as listed above "
+        "(--allow-stale accepts them)"
+    )
+    assert result.stderr.strip().splitlines()[-2] == (
         "lobrec: fixture/oracle: 1 stale or unrecorded (none-01); 1 unreadable (sel-01). "
         f"Record them with: lobrec record --model fixture/oracle --cassettes {cassettes} "
         f"--suite {suite_path} --missing && lobrec record --model fixture/oracle --cassettes {cassettes} "

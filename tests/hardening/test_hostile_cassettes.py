@@ -397,6 +397,9 @@ def test_cli_rescore_reports_every_hostile_file_and_scores_the_rest(
 
     assert done.returncode == 4
     assert done.stderr.decode().splitlines()[-1] == (
+        "lobrec: gate failed: 4 unreadable cases in 1 model, as listed above (--allow-stale accepts them)"
+    )
+    assert done.stderr.decode().splitlines()[-2] == (
         "lobrec: fixture/oracle: 4 unreadable (sel-01, arg-01, par-01, chain-01). "
         f"Record them with: lobrec record --model fixture/oracle --cassettes {root} "
         f"--suite {small_suite_path} --case sel-01 --case arg-01 --case par-01 --case chain-01"

@@ -53,9 +53,10 @@ def test_not_a_terminal_prints_a_plain_line_every_few_seconds_and_at_the_end() -
         now[0] = 6.0
         progress.finished("m", _paid("d", cost=None))
     lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    why = "; last errored: m b: no reason recorded"
     assert lines == [
-        "recording: 3/4 done, 1 errored, 1 in flight, $0.0030 spent",
-        "recording: 4/4 done, 1 errored, 0 in flight, $0.0030 spent",
+        "recording: 2/4 done, 1 errored, 2 in flight, $0.0020 spent" + why,  # at once: a new reason
+        "recording: 4/4 done, 1 errored, 0 in flight, $0.0030 spent" + why,
     ]
 
 

@@ -390,7 +390,10 @@ def test_markdown_report() -> None:
         ("<script>alert(1)</script>", "\\<script\\>alert(1)\\</script\\>"),
         ("[x](http://e.com) ![i](y)", "\\[x\\](http://e.com) \\!\\[i\\](y)"),
         ("$1 and $2", "\\$1 and \\$2"),
-        ("&amp; #1 ~x~", "\\&amp; \\#1 \\~x\\~"),
+        ("&amp; #1 ~x~", "\\&amp; \\#&#8203;1 \\~x\\~"),
+        ("cc @octocat, (@org/team) a@b.c pass@3", "cc @&#8203;octocat, (@&#8203;org/team) a@b.c pass@3"),
+        ("owner/repo#12", "owner/repo\\#&#8203;12"),
+        ("&#64;x", "\\&\\#&#8203;64;x"),
         ("back\\slash", "back\\\\slash"),
     ],
 )

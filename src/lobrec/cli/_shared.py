@@ -38,7 +38,13 @@ class Exit(enum.IntEnum):
     BAD_INPUT = 2
     GATEWAY = 3
     INCOMPLETE = 4
+    ERRORED = 5
     INTERRUPTED = 130
+
+
+GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+"""When several gates fail, the first of these wins: the less of a model was judged, the more its
+code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
 
 
 class Command(TyperCommand):
@@ -286,6 +292,42 @@ def check_report_targets(**targets: str | None) -> None:
             raise fail(_folder_problem(option, target))
 
 
+def one_stdout(**outputs: str | None) -> None:
+    """Refuse, before anything runs, two reports given `-`: both would write to stdout, interleaved.
+    `outputs` maps each option (`csv` for `--csv`) to its target."""
+    to_stdout = [f"--{name}" for name, target in outputs.items() if target == "-"]
+    if len(to_stdout) > 1:
+        raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
+
+
+def append_report(target: str, text: str) -> None:
+    """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
+    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote. The file is made if it is missing;
+    a link or anything but a regular file is refused."""
+    import os
+    import stat
+
+    if target == "-":
+        write_report(target, text)
+        return
+    if Path(target).is_dir():
+        raise fail(_folder_problem("--summary", target))
+    flags = (
+        os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    )
+    try:
+        descriptor = os.open(target, flags, 0o644)
+    except OSError as exc:
+        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+    with os.fdopen(descriptor, "ab") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            raise fail(f"{target}: not a regular file; give the report a file name")
+        try:
+            file.write(text.encode("utf-8", "backslashreplace"))  # as `write_report` spells a surrogate
+        except OSError as exc:
+            raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+
+
 def write_report(target: str, text: str, option: str | None = None, example: str | None = None) -> None:
     """Write a report to a file, or to stdout for `-` (`option` and `example` name the option and
     the file name to suggest when `target` is a folder)."""
@@ -393,7 +435,11 @@ def emit_reports(
             # One report that cannot be built or written is named, and the others are still
             # written: a hostile value must not cost the run every report after it.
             try:
-                write_report(target, render(), option)
+                # the job summary is added to its file (`append_report`), every other one replaces it
+                if render is summary:
+                    append_report(target, render())
+                else:
+                    write_report(target, render(), option)
             except typer.Exit as exc:
                 failed = exc
             except (ValueError, OverflowError, RecursionError) as exc:
@@ -446,7 +492,8 @@ SummaryOut = Annotated[
     typer.Option(
         "--summary",
         metavar="FILE",
-        help="Write a short Markdown summary for a CI job page here (e.g. $GITHUB_STEP_SUMMARY).",
+        help="Add a short Markdown summary for a CI job page to the end of this file "
+        "(e.g. $GITHUB_STEP_SUMMARY; - for stdout).",
     ),
 ]
 FailUnder = Annotated[
@@ -457,6 +504,15 @@ FailUnder = Annotated[
         max=100,
         metavar="PCT",
         help="Exit 1 when a model's overall score is below PCT percent.",
+    ),
+]
+MaxErrored = Annotated[
+    str | None,
+    typer.Option(
+        "--max-errored",
+        metavar="N|PCT%",
+        help="Errored cases a model may have (a count, or a share of its cases like 5%; every run "
+        "together) before the command exits 5; default 0.",
     ),
 ]
 
@@ -510,14 +566,39 @@ def errored_summary(run: RunResult) -> list[str]:
     return lines
 
 
-def check_threshold(run: RunResult, fail_under: float | None) -> None:
-    """Exit 1, naming the models, when any scored model's overall rate is below `fail_under`."""
-    if fail_under is None:
-        return
-    below = [
-        m for m in run.models if m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
-    ]
-    if below:
-        names = ", ".join(f"{m.model} ({m.metrics.overall.rate:g}%)" for m in below)
-        say(f"overall score below {fail_under:g}%: {names}")
-        raise typer.Exit(Exit.BELOW_THRESHOLD)
+def check_gates(
+    run: RunResult,
+    *,
+    fail_under: float | None,
+    max_errored: str | None,
+    failed: Sequence[tuple[Exit, str]] = (),
+    excused: dict[str, int] | None = None,
+) -> None:
+    """Print every gate the run fails, one line each, then exit with the code that wins
+    (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
+    started), `excused` the errored cases per model those already answer for."""
+    from lobrec.core.gates import failed_gates
+    from lobrec.reports._format import percent
+
+    codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
+    found = [*failed]
+    for failure in failed_gates(
+        run, fail_under=fail_under, allowance=allowance(max_errored), excused=excused, shown=percent
+    ):
+        found.append((codes[failure.gate], failure.line))
+    for _, line in found:
+        say(f"gate failed: {line}")
+    if found:
+        raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
+
+
+def allowance(text: str | None) -> Any:
+    """`--max-errored` parsed (none given: no errored case is allowed), or a one-line error."""
+    from lobrec.core.gates import NO_ERRORS, parse_allowance
+
+    if text is None:
+        return NO_ERRORS
+    try:
+        return parse_allowance(text)
+    except ValueError as exc:
+        raise fail(str(exc)) from None

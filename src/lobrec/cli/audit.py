@@ -2,7 +2,8 @@
 
 Findings are the command's output, so they go to stdout, one line each, with control characters
 spelled out (a file name can hold an escape sequence too). Exit status: 0 clean, 1 on any finding,
-2 when the directory does not exist. CI runs it over `cassettes/`.
+2 when the directory does not exist, is empty or is one model's own folder (one line, as
+`rescore` says it). CI runs it over `cassettes/`.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 test on per-case pass rates when either side has repeated runs).
 
 Each side is a model's cassette directory (re-judged offline, as `rescore` would) or a results JSON
-file holding one model.
+file holding one model; with `--model M`, a results file of several models (the results of two CI
+runs) or the folder holding the model folders, from which model M is taken.
 """
 
 from __future__ import annotations
@@ -19,13 +20,17 @@ if TYPE_CHECKING:
     from lobrec.core.suite import Suite
 
 
-def load_side(path: Path, suite_path: Path | None) -> ModelResult:
-    """One side of the comparison; raises LobrecError with a one-line reason naming the path."""
+def load_side(path: Path, suite_path: Path | None, model: str | None = None) -> ModelResult:
+    """One side of the comparison; raises LobrecError with a one-line reason naming the path.
+
+    With `model` (`--model`), a results file may hold several models and a folder may be the one
+    holding the model folders: the side is that model's entry, or its folder.
+    """
     import asyncio
 
     import msgspec
 
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassettes import MANIFEST, model_dir_name
     from lobrec.core.results import decode_results
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError
@@ -33,23 +38,35 @@ def load_side(path: Path, suite_path: Path | None) -> ModelResult:
     from lobrec.suite_file import load_suite
 
     if path.is_dir():
+        if model is not None and not (path / MANIFEST).is_file():
+            path = path / model_dir_name(model)
+            if not path.is_dir():
+                raise LobrecError(f"{path}: no such model folder for --model {model}")
         if not (path / MANIFEST).is_file():
             raise LobrecError(
                 f"{path}: not a model cassette directory (no {MANIFEST}); name e.g. cassettes/auto"
             )
         suite: Suite = load_suite(suite_path)
-        (model,) = asyncio.run(rescore_directories(suite, [path])).run.models
-        return model
+        (found,) = asyncio.run(rescore_directories(suite, [path])).run.models
+        if model is not None and found.model != model:
+            raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
+        return found
     try:
         run = decode_results(path.read_bytes())
     except OSError as exc:
         raise LobrecError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
+    names = ", ".join(m.model for m in run.models) or "none"
+    if model is not None:
+        chosen = [m for m in run.models if m.model == model]
+        if not chosen:
+            raise LobrecError(f"{path}: no model {model} in it (it holds {names})")
+        return chosen[0]
     if len(run.models) != 1:
-        names = ", ".join(m.model for m in run.models) or "none"
         raise LobrecError(
-            f"{path}: holds {counted(len(run.models), 'model')} ({names}); compare one model directory each"
+            f"{path}: holds {counted(len(run.models), 'model')} ({names}); pick one with --model, "
+            "or compare one model directory each"
         )
     return run.models[0]
 
@@ -70,6 +87,14 @@ def diff_command(
     every: bool = typer.Option(
         False, "--all", help="List every flipped and left-out case (the terminal shows the first 20)."
     ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Compare this model of each side: results files of several models, or cassette folders "
+        "of several model folders (e.g. two CI runs' results.json).",
+    ),
 ) -> None:
     """Compare two recordings case by case.
 
@@ -84,7 +109,7 @@ def diff_command(
     from lobrec.reports.diff import render_diff, render_diff_markdown
 
     try:
-        comparison = compare(load_side(a, suite_path), load_side(b, suite_path))
+        comparison = compare(load_side(a, suite_path, model), load_side(b, suite_path, model))
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:

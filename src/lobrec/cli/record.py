@@ -18,15 +18,18 @@ from lobrec.cli._shared import (
     JsonOut,
     JunitOut,
     MarkdownOut,
+    MaxErrored,
     SuitePath,
     SummaryOut,
+    allowance,
+    check_gates,
     check_report_targets,
-    check_threshold,
     emit_reports,
     errored_summary,
     fail,
     interruptible_reports,
     load_runnable_suite,
+    one_stdout,
     only_groups,
     os_error_line,
     parse_delays,
@@ -58,6 +61,7 @@ def record_command(
     summary_out: SummaryOut = None,
     by_group: ByGroup = False,
     fail_under: FailUnder = None,
+    max_errored: MaxErrored = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     missing: bool = typer.Option(
@@ -140,6 +144,11 @@ def record_command(
         junit_out=junit_out,
         summary_out=summary_out,
     )
+    allowance(max_errored)  # a bad value stops the command before anything is sent
+    one_stdout(
+        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
+    )  # fmt: skip
     if cassettes.exists() and not cassettes.is_dir():
         raise fail(f"--cassettes {cassettes}: is a file, not a folder")
     flags = [
@@ -198,8 +207,8 @@ def record_command(
     errored = errored_summary(outcome.run)
     for line in errored:
         say(line)
-    stopped = outcome.interrupted or bool(outcome.not_started)
-    if errored and not stopped:
+    ended_early = outcome.interrupted or bool(outcome.not_started)
+    if errored and not ended_early:
         retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
         say(f"Record the errored cases again with: {retry} --retry-errored")
     # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
@@ -209,16 +218,25 @@ def record_command(
     if outcome.interrupted:
         say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
         raise typer.Exit(Exit.INTERRUPTED)
+    failed = []
     if outcome.not_started:
-        say(
-            f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
-            f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
-            f"not started. Resume{how} with: {resume_all}"
+        failed.append(
+            (
+                Exit.INCOMPLETE,
+                f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
+                f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
+                f"not started. Resume{how} with: {resume_all}",
+            )
         )
-        raise typer.Exit(Exit.INCOMPLETE)
-    if any(not m.has_scores for m in outcome.run.models):
-        raise typer.Exit(Exit.GATEWAY)
-    check_threshold(outcome.run, fail_under)
+    for stopped, why in outcome.stopped.items():
+        failed.append(
+            (
+                Exit.INCOMPLETE,
+                f"{stopped}: {outcome.unstarted.get(stopped, 0)} cases not started after its first cases "
+                f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
+            )
+        )
+    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed)
 
 
 def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) -> str:

@@ -19,14 +19,17 @@ from lobrec.cli._shared import (
     JsonOut,
     JunitOut,
     MarkdownOut,
+    MaxErrored,
     SuitePath,
     SummaryOut,
-    check_threshold,
+    allowance,
+    check_gates,
     emit_reports,
     errored_summary,
     fail,
     interruptible_reports,
     load_runnable_suite,
+    one_stdout,
     only_groups,
     resume_command,
     run_async,
@@ -48,6 +51,7 @@ def rescore_command(
     summary_out: SummaryOut = None,
     by_group: ByGroup = False,
     fail_under: FailUnder = None,
+    max_errored: MaxErrored = None,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
@@ -72,6 +76,11 @@ def rescore_command(
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
 
+    allowance(max_errored)  # a bad value stops the command before anything is read
+    one_stdout(
+        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
+    )  # fmt: skip
     try:
         suite = only_groups(load_runnable_suite(suite_path), group)
         old = load_runnable_suite(against) if against is not None else None
@@ -104,12 +113,22 @@ def rescore_command(
     for line in errored_summary(outcome.run):
         say(line)
     incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
-    if incomplete:
-        for line in incomplete:
-            say(line)
-        if not allow_stale:
-            raise typer.Exit(Exit.INCOMPLETE)
-    check_threshold(outcome.run, fail_under)
+    for line in incomplete:
+        say(line)
+    failed = []
+    if incomplete and not allow_stale:
+        stale = sum(m.counts.stale + m.counts.unrecorded for m in outcome.run.models)
+        unreadable = sum(len(m.unreadable) for m in outcome.models)
+        counted = [f"{stale} stale or unrecorded"] if stale else []
+        counted += [f"{unreadable} unreadable"] if unreadable else []
+        what = " and ".join(counted) or "cases not re-judged"
+        models = "1 model" if len(incomplete) == 1 else f"{len(incomplete)} models"
+        line = f"{what} cases in {models}, as listed above (--allow-stale accepts them)"
+        failed.append((Exit.INCOMPLETE, line))
+    excused: dict[str, int] = {}
+    for replay in outcome.models:
+        excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
+    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed, excused=excused)
 
 
 def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
@@ -119,17 +138,23 @@ def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -
     cases are named with `--case`, which records them whatever their file holds. A model with
     repeated runs gets its line from `_repeated_summary`, run by run.
     """
+    from lobrec.cassettes import MANIFEST
+
     lines = []
     unreadable = {m.model: m.unreadable for m in outcome.models if m.run == 1}
-    whole = {m.model for m in outcome.models if m.run == 1 and m.problem is not None}
+    whole = {m.model: m.directory for m in outcome.models if m.run == 1 and m.problem is not None}
     for result in outcome.run.models:
         if result.repeats is not None:
             runs = [m for m in outcome.models if m.model == result.model]
             lines.extend(_repeated_summary(result, runs, cassettes, suite_path))
             continue
-        if result.model in whole:  # the manifest itself is unusable: record the model again
-            fix = resume_command([result.model], None, cassettes, suite_path, [], missing=False)
-            lines.append(f"{result.model}: no case can be re-judged. Record it again with: {fix}")
+        if result.model in whole:  # the manifest itself is unusable: it goes, the cassettes stay
+            fix = resume_command([result.model], None, cassettes, suite_path, [])
+            manifest = whole[result.model] / MANIFEST
+            lines.append(
+                f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
+                f"Remove {manifest}, then record it again with: {fix}"
+            )
             continue
         redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
         bad = unreadable.get(result.model, [])
@@ -152,8 +177,11 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
 
     `--repeat K --missing` records what is unrecorded or stale in any run and never rewrites a
     recorded cassette, so an unreadable cassette (or a run's unusable manifest) is named to be
-    removed first: it is then unrecorded, and the same command records it.
+    removed first: it is then unrecorded (every case of a run without a manifest is), and the same
+    command records it. Nothing else is named: repair advice never removes healthy data.
     """
+    from lobrec.cassettes import MANIFEST
+
     runs = result.repeats.runs
     folders = {replay.run: replay for replay in replays}
     cases = [result.cases, *(entry.cases for entry in result.repeats.per_run[1:])]
@@ -166,7 +194,8 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
             continue
         if replay is not None and replay.problem is not None:
             parts.append(f"run {number}: no case can be re-judged ({replay.problem})")
-            remove.append(str(replay.directory))
+            remove.append(str(replay.directory / MANIFEST))  # never the folder: its cassettes, and
+            # for run 1 every other run's, are healthy
             continue
         redo = [case.id for case in cases[number - 1] if case.status in ("stale", "unrecorded")]
         bad = [] if replay is None else replay.unreadable

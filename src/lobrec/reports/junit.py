@@ -6,6 +6,12 @@ One `<testsuite>` per model (in the results file's order) and one `<testcase>` p
 `<skipped>`: it was not run, so it neither passes nor fails. Each `<testsuite>` (and the root
 `<testsuites>`) carries the counts: `tests`, `failures`, `errors`, `skipped` and `time`.
 
+A model recorded K times (`--repeat K`) still has one testcase per case, judged over every run: a
+case that failed in any run is a failure whose message gives each run's verdict (`flaky (passed 1
+of 3 scored runs): run 1 passed, run 2 failed, ...`, type `flaky` when another run passed), its
+text each failing run's steps; else one errored in any run is an error; else one not judged in
+some run is skipped; its time is every run's.
+
 The XML is built with `xml.etree.ElementTree`, which escapes `&`, `<`, `>`, quotes and (in
 attributes) line breaks, so `]]>` or `<script>` from a model is text. Characters XML 1.0 cannot
 hold at all (most C0 controls such as ESC, lone surrogates, U+FFFE and U+FFFF) are removed first:
@@ -22,6 +28,7 @@ import xml.etree.ElementTree as ET
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
 from lobrec.reports.export import case_group, case_outcome, step_reasons
+from lobrec.reports.repeats import run_verdicts, runs_by_case
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -81,6 +88,52 @@ def _testcase(model: ModelResult, case: CaseResult, suite: Suite) -> tuple[ET.El
     return element, outcome
 
 
+def _repeated_testcase(
+    model: ModelResult, case_id: str, runs: list[CaseResult | None], suite: Suite
+) -> tuple[ET.Element, str, float]:
+    """One testcase for a case of a repeated model, from every run: failed if any run failed (its
+    message each run's verdict, flaky ones saying so), else errored if any run errored, else
+    skipped if any run was not judged; its time is every run's."""
+    outcomes = ["unrecorded" if case is None else case_outcome(case) for case in runs]
+    present = [case for case in runs if case is not None]
+    ms = math.fsum(_case_ms(case) for case in present)
+    element = ET.Element(
+        "testcase",
+        {
+            "classname": xml_safe(f"{model.model}.{case_group(suite, present[0])}"),
+            "name": xml_safe(case_id),
+            "time": _seconds(ms),
+        },
+    )
+    verdicts = run_verdicts(outcomes)
+    numbered = list(enumerate(runs, start=1))
+    if "failed" in outcomes:
+        bodies = []
+        for number, case in numbered:
+            if case is not None and case_outcome(case) == "failed":
+                reasons, body = failure_text(case)
+                bodies.append(
+                    f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in body.split("\n"))
+                )
+        first = next(case for case in present if case_outcome(case) == "failed")
+        message = f"{verdicts}; {failure_text(first)[0]}"
+        kind = "flaky" if "passed" in outcomes else "failed"
+        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": kind})
+        child.text = xml_safe("\n".join(bodies))
+        return element, "failed", ms
+    if "errored" in outcomes:
+        reasons = [f"run {n}: {case.reason}" for n, case in numbered if case and case.status == "errored"]
+        child = ET.SubElement(
+            element, "error", {"message": xml_safe(f"{verdicts}; {reasons[0]}"), "type": "errored"}
+        )
+        child.text = xml_safe("\n".join(reasons))
+        return element, "errored", ms
+    if "stale" in outcomes or "unrecorded" in outcomes:
+        ET.SubElement(element, "skipped", {"message": xml_safe(verdicts)})
+        return element, "stale" if "stale" in outcomes else "unrecorded", ms
+    return element, "passed", ms
+
+
 def _counts(element: ET.Element, outcomes: list[str], ms: float) -> None:
     element.set("tests", str(len(outcomes)))
     element.set("failures", str(outcomes.count("failed")))
@@ -100,11 +153,20 @@ def to_junit(run: RunResult, suite: Suite) -> str:
         for name, value in (("suite", run.suite.name), ("suite_version", run.suite.version)):
             ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
         outcomes = []
-        for case in model.cases:
-            element, outcome = _testcase(model, case, suite)
-            testsuite.append(element)
-            outcomes.append(outcome)
-        model_ms = math.fsum(_case_ms(case) for case in model.cases)
+        spent = []
+        if model.repeats is None:
+            for case in model.cases:
+                element, outcome = _testcase(model, case, suite)
+                testsuite.append(element)
+                outcomes.append(outcome)
+                spent.append(_case_ms(case))
+        else:
+            for case_id, runs in runs_by_case(model):
+                element, outcome, ms = _repeated_testcase(model, case_id, runs, suite)
+                testsuite.append(element)
+                outcomes.append(outcome)
+                spent.append(ms)
+        model_ms = math.fsum(spent)
         _counts(testsuite, outcomes, model_ms)
         every.extend(outcomes)
         times.append(model_ms)

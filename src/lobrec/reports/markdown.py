@@ -4,7 +4,8 @@ Names from a results file are escaped for Markdown: a `|` would end a table cell
 end the row, and `*`, `_`, `<`, `[` and friends would format or link. Each is backslash-escaped
 (CommonMark allows that for any ASCII punctuation) after `printable` has spelled out control
 characters, so a name renders exactly as it was written. `$` is escaped too: GitHub reads
-`$...$` as inline math, and costs are full of dollars.
+`$...$` as inline math, and costs are full of dollars. An `@name` or `#12` from outside would ping
+that user or cross-reference that issue where the report is posted: `no_pings` stops both.
 
 Every list is written in full (a results file may be read by nobody else): the failing and errored
 cases per model, the cases to re-record, the unpriced calls counted. Nothing depends on the clock
@@ -57,8 +58,21 @@ def spelled(text: str) -> str:
 
 
 def md(text: str) -> str:
-    """`text` as literal Markdown inline text, safe inside a table cell."""
-    return "".join("\\" + char if char in _SPECIAL else char for char in spelled(text))
+    """`text` as literal Markdown inline text, safe inside a table cell, that pings nobody."""
+    return no_pings("".join("\\" + char if char in _SPECIAL else char for char in spelled(text)))
+
+
+_REFERENCE = re.compile(r"((?<!\w)@|(?<!&)#)(?=\w)")
+
+
+def no_pings(text: str) -> str:
+    """Escaped `text` with a zero-width space (`&#8203;`) after every `@` or `#` before a word (an
+    `@` right after a letter or digit, as in `a@b.c` or `pass@3`, is no mention and stays):
+    GitHub links `@name` (a mention, which notifies) and `#12` (a cross-reference) on the rendered
+    text, after backslash escapes are gone, so only a character between them stops it (as Renovate
+    does in the pull requests it writes). The page shows `@name` as it was. A `#` right after `&`
+    begins an HTML character reference (`&#x27;`), never a reference to an issue."""
+    return _REFERENCE.sub(lambda found: found.group(1) + "&#8203;", text)
 
 
 def table(header: list[str], rows: list[list[str]], *, left: tuple[int, ...] = (0,)) -> str:

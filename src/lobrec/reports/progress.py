@@ -1,10 +1,13 @@
 """Progress for long runs on stderr: a rich bar on a terminal, plain lines anywhere else (CI logs).
 
 The bar has a total (cases x runs x models, known once the run has picked its cases) and so an
-ETA. When stderr is not a terminal, a line such as `recording: 40/80 done, 1 errored, 8 in flight,
-$0.0123 spent` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, and once at the
-end of a run that printed any. When several models record at once, each gets its own bar under the
-total (on a terminal) or its count at the end of the line (`; a 30/40, b 10/40 (1 errored)`).
+ETA, and the latest errored case with its reason as it happens. When stderr is not a terminal, a
+line such as `recording: 40/80 done, 1 errored, 8 in flight, $0.0123 spent; last errored: m
+sel-01: step 1: ...` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, at once
+when a live run's case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
+a run that printed any. A `note` (a model that failed fast) is printed at once.
+When several models record at once, each gets its own bar under the total (on a terminal) or its
+count at the end of the line (`; a 30/40, b 10/40 (1 errored)`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,14 @@ from lobrec.reports._format import printable
 from lobrec.runner import Progress as RunnerProgress
 
 PLAIN_EVERY_S = 5.0
+SHOWN_REASONS = 10
+"""Distinct errored reasons that each print a plain line at once (more wait for the next line)."""
+REASON_CHARS = 120
+
+
+def _shortened(reason: str) -> str:
+    """A reason short enough for a progress line (the whole one is in the summary at the end)."""
+    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
 
 
 @dataclass
@@ -71,16 +82,20 @@ class RunProgress(RunnerProgress):
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
+            TextColumn("{task.fields[why]}", markup=False),
             console=self.console,
             transient=False,
             disable=self.plain,
         )
         self.total = total
-        self.task = self.bar.add_task(verb, total=total, errored=0, running=0)
+        self.task = self.bar.add_task(verb, total=total, errored=0, running=0, why="")
         self.started_count = 0
         self.done = 0
         self.errored = 0
         self.spent_usd = 0.0
+        self.last_errored: str | None = None
+        """The latest errored case and why, shown as it happens."""
+        self.reasons: set[str] = set()
         self.last_line = clock()
         self.lines = 0
         self.models: dict[str, _ModelCounts] = {}
@@ -107,7 +122,7 @@ class RunProgress(RunnerProgress):
             return
         for model, total in counts.items():
             name = escape(printable(model))
-            task = self.bar.add_task(f"  {name}", total=total, errored=0, running=0)
+            task = self.bar.add_task(f"  {name}", total=total, errored=0, running=0, why="")
             self.models[model] = _ModelCounts(total=total, task=task)
         self._refresh()
 
@@ -119,19 +134,35 @@ class RunProgress(RunnerProgress):
 
     def finished(self, model: str, result: CaseResult) -> None:
         self.done += 1
+        new_reason = False
         if result.status == "errored":
             self.errored += 1
+            reason = result.reason or "no reason recorded"
+            self.last_errored = printable(f"{model} {result.id}: {_shortened(reason)}")
+            new_reason = reason not in self.reasons and len(self.reasons) < SHOWN_REASONS
+            self.reasons.add(reason)
         if model in self.models:
             self.models[model].done += 1
             self.models[model].errored += result.status == "errored"
         self.spent_usd += math.fsum(call.cost_usd for call in result.api_calls if call.cost_usd is not None)
         self._refresh()
-        if self.plain and self.clock() - self.last_line >= self.plain_every_s:
+        # A live run says at once why a case errored (a rescore's reasons were seen when recorded).
+        if self.plain and (
+            (new_reason and self.spending) or self.clock() - self.last_line >= self.plain_every_s
+        ):
             self._line()
 
+    def note(self, message: str) -> None:
+        self.console.print(f"lobrec: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
+
     def _refresh(self) -> None:
+        why = f"last errored: {self.last_errored}" if self.last_errored else ""
         self.bar.update(
-            self.task, completed=self.done, errored=self.errored, running=self.started_count - self.done
+            self.task,
+            completed=self.done,
+            errored=self.errored,
+            running=self.started_count - self.done,
+            why=why,
         )
         for counts in self.models.values():
             self.bar.update(
@@ -157,6 +188,8 @@ class RunProgress(RunnerProgress):
             line += f", ${self.spent_usd:.4f} spent"
         if self.models:
             line += f"; {self.by_model()}"
+        if self.last_errored:
+            line += f"; last errored: {self.last_errored}"
         return line
 
     def _line(self) -> None:

@@ -9,7 +9,7 @@ sample standard deviation (in percentage points), and two columns follow it: Run
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
@@ -99,6 +99,25 @@ def run_cases(model: ModelResult) -> list[list[CaseResult]]:
     if model.repeats is None:
         return [model.cases]
     return [model.cases, *(entry.cases for entry in model.repeats.per_run[1:])]
+
+
+def runs_by_case(model: ModelResult) -> list[tuple[str, list[CaseResult | None]]]:
+    """Each case (run 1's order, then any only later runs have) with its result in every run, run 1
+    first; None where a run does not hold the case."""
+    runs = run_cases(model)
+    lookup = [{case.id: case for case in cases} for cases in runs]
+    order = dict.fromkeys(case.id for cases in runs for case in cases)
+    return [(case_id, [by_id.get(case_id) for by_id in lookup]) for case_id in order]
+
+
+def run_verdicts(outcomes: Sequence[str]) -> str:
+    """`run 1 passed, run 2 failed, run 3 failed`, with `flaky (passed 1 of 3 scored runs): ` in
+    front when the scored runs disagree."""
+    text = ", ".join(f"run {number} {outcome}" for number, outcome in enumerate(outcomes, start=1))
+    passes, scored = outcomes.count("passed"), outcomes.count("passed") + outcomes.count("failed")
+    if 0 < passes < scored:
+        return f"flaky (passed {passes} of {scored} scored runs): {text}"
+    return text
 
 
 def spread_rows(model: ModelResult) -> list[tuple[str, list[str], list[str]]]:

@@ -1,0 +1,114 @@
+"""The gates `record` and `rescore` apply after a run: a CI job must never pass on cases nobody judged.
+
+Each gate looks at the results alone and says, in one line, which models fail it:
+
+- `no_scores`: a model with errored cases and not one scored case (the gateway could not be used);
+- `errored`: a model with more errored cases than `--max-errored` allows (default none), counted
+  over every run of a repeated model; cases the caller excuses (unreadable cassettes, which the
+  stale gate and `--allow-stale` already cover) are not counted;
+- `fail_under`: a model whose overall score is under `--fail-under`, shown as the reports show it.
+
+Which exit code each gate gives, and which wins, is the CLI's (`lobrec.cli._shared`); the rule here
+is what fails.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import Literal
+
+import msgspec
+
+from lobrec.core.results import ModelResult, RunResult
+
+Gate = Literal["no_scores", "errored", "fail_under"]
+
+
+class Allowance(msgspec.Struct, frozen=True, kw_only=True):
+    """`--max-errored`: a count of errored cases per model, or a share of its cases (all runs)."""
+
+    count: int | None = None
+    percent: Fraction | None = None
+
+    def allows(self, errored: int, cases: int) -> bool:
+        if self.percent is not None:
+            return errored * 100 <= self.percent * cases
+        return errored <= (self.count or 0)
+
+    def __str__(self) -> str:
+        if self.percent is not None:
+            return f"{float(self.percent):g}%"
+        return str(self.count or 0)
+
+
+NO_ERRORS = Allowance(count=0)
+_ALLOWANCE = re.compile(r"(\d+)|(\d+(?:\.\d+)?)%")
+
+
+def parse_allowance(text: str) -> Allowance:
+    """`3` (cases) or `5%` (of a model's cases, every run together, 0 to 100); ValueError else."""
+    found = _ALLOWANCE.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"--max-errored {text!r}: expected a count of cases (3) or a percentage (5%)")
+    if found.group(1) is not None:
+        return Allowance(count=int(found.group(1)))
+    share = Fraction(found.group(2))
+    if share > 100:
+        raise ValueError(f"--max-errored {text!r}: a percentage is at most 100%")
+    return Allowance(percent=share)
+
+
+class GateFailure(msgspec.Struct, frozen=True, kw_only=True):
+    gate: Gate
+    line: str
+
+
+def _errored(model: ModelResult, excused: Mapping[str, int]) -> int:
+    return max(0, model.counts.errored - excused.get(model.model, 0))
+
+
+def failed_gates(
+    run: RunResult,
+    *,
+    fail_under: float | None,
+    allowance: Allowance = NO_ERRORS,
+    excused: Mapping[str, int] | None = None,
+    shown: Callable[[float | None], str],
+) -> list[GateFailure]:
+    """Every gate the run fails, one line each, naming every model that fails it.
+
+    `excused` counts, per model, errored cases another gate answers for (unreadable cassettes).
+    `shown` writes a score as the reports do (`95.4%`, never `95.4167%`).
+    """
+    excused = excused or {}
+    failures = []
+    dead = [m for m in run.models if not m.has_scores and _errored(m, excused) > 0]
+    if dead:
+        names = ", ".join(f"{m.model} ({m.counts.errored} of {m.counts.cases} errored)" for m in dead)
+        failures.append(GateFailure(gate="no_scores", line=f"no case scored: {names}"))
+    over = [
+        m for m in run.models if m not in dead and not allowance.allows(_errored(m, excused), m.counts.cases)
+    ]
+    if over:
+        names = ", ".join(f"{m.model} ({_errored(m, excused)} of {m.counts.cases})" for m in over)
+        failures.append(
+            GateFailure(
+                gate="errored",
+                line=f"errored cases over --max-errored {allowance}: {names}; "
+                "their cases were not judged (record them again with --retry-errored)",
+            )
+        )
+    if fail_under is not None:
+        below = [
+            m
+            for m in run.models
+            if m.has_scores and m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
+        ]
+        if below:
+            names = ", ".join(f"{m.model} ({shown(m.metrics.overall.rate)})" for m in below)
+            failures.append(
+                GateFailure(gate="fail_under", line=f"overall score below {fail_under:g}%: {names}")
+            )
+    return failures
