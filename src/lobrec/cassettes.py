@@ -35,7 +35,7 @@ import msgspec
 from lobrec import files
 from lobrec.core.jsonvalue import duplicate_key
 from lobrec.core.suite import Case, Suite, case_id_problem, shown_id
-from lobrec.errors import CassetteError, ConfigError
+from lobrec.errors import CassetteError, ConfigError, RecordInProgress
 from lobrec.files import file_mode as file_mode  # re-exported: the recorder imports them here
 from lobrec.files import write_atomic as write_atomic
 
@@ -199,6 +199,44 @@ def writer_lock(directory: Path) -> Iterator[None]:
         with contextlib.suppress(OSError):
             os.unlink(path)  # still holding the lock, so no other writer holds this file
         os.close(fd)
+
+
+def writer_pid(directory: Path) -> int | None:
+    """The pid of a live `lobrec record` writing `directory` now, or None.
+
+    Read from the lock file `writer_lock` writes, never by taking the lock: even a shared probe
+    would make a record starting at that instant fail. A killed record leaves the file, but its pid
+    is no longer alive.
+    """
+    try:
+        text = (directory / LOCK).read_bytes()[:32].decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    if not text.isdigit():
+        return None
+    pid = int(text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:  # alive, another user's
+        return pid
+    except OSError:
+        return None
+    return pid
+
+
+def refuse_while_recording(directories: list[Path]) -> None:
+    """Raise `RecordInProgress`, in one line, when a `lobrec record` is writing any of `directories`."""
+    busy = [(directory, pid) for directory in directories if (pid := writer_pid(directory)) is not None]
+    if not busy:
+        return
+    names = ", ".join(model_from_dir_name(directory.name) for directory, _ in busy)
+    pids = ", ".join(dict.fromkeys(str(pid) for _, pid in busy))
+    raise RecordInProgress(
+        f"{busy[0][0].parent}: a lobrec record (pid {pids}) is still writing the cassettes of {names}; "
+        "rescore when it has finished"
+    )
 
 
 def decode_cassette(data: bytes, path: Path) -> CassetteFile:

@@ -10,7 +10,8 @@ An exception means lobrec itself could not do what was asked. The tree:
     ├── GatewayError        the gateway could not be used: transport failure, error status, bad body
     │   └── TransportFailure    the request did not complete (network error or time-out)
     ├── CassetteError       a cassette or manifest is unreadable, too large, or unsafe
-    │   └── CassetteMiss        replay asked for a request the cassette does not hold
+    │   ├── CassetteMiss        replay asked for a request the cassette does not hold
+    │   └── RecordInProgress    a `lobrec record` is still writing the cassettes asked for
     └── VersionMismatch     cassettes were recorded on another major suite version
 """
 
@@ -51,6 +52,10 @@ class CassetteError(LobrecError):
 
 class CassetteMiss(CassetteError):
     """Replay needed a request that was never recorded (the case is stale)."""
+
+
+class RecordInProgress(CassetteError):
+    """A `lobrec record` holds a model folder's writer lock: its cassettes are not complete yet."""
 
 
 class VersionMismatch(LobrecError):

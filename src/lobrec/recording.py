@@ -45,6 +45,7 @@ from lobrec.cassettes import (
 )
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
+from lobrec.core.words import counted
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.files import real_folder
 from lobrec.gateway import Gateway
@@ -462,6 +463,10 @@ async def _record_locked(
         # instead of 7); and a case's run n starts after its run n - 1 did.
         queue.sort(key=lambda item: (item[1], -len(item[2].steps)))
         session.progress.planned(len(queue))
+        per_model = {model: 0 for model in options.models}
+        for model, _, _ in queue:
+            per_model[model] += 1
+        session.progress.planned_models(per_model)
         jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)
@@ -570,12 +575,14 @@ async def dry_run_lines(suite: Suite, options: RecordOptions) -> list[str]:
             else f"expected cost ${each.expected_cost_usd:.4f} (from its earlier recording)"
         )
         runs = f" in {each.runs} runs" if each.runs > 1 else ""
-        lines.append(f"{each.model}: {each.cases} cases{runs}, {requests} requests; {cost}")
+        noun = "request" if requests == "1" else "requests"
+        lines.append(f"{each.model}: {counted(each.cases, 'case')}{runs}, {requests} {noun}; {cost}")
     total_min = sum(each.requests_min for each in plans)
     total_max = sum(each.requests_max for each in plans)
     known = [each.expected_cost_usd for each in plans if each.expected_cost_usd is not None]
     total = f"{total_min}-{total_max}" if total_min != total_max else f"{total_min}"
-    summary = f"dry run: {total} requests in all (first steps to every chain step; retries not counted)"
+    noun = "request" if total == "1" else "requests"
+    summary = f"dry run: {total} {noun} in all (first steps to every chain step; retries not counted)"
     if known and len(known) == len(plans):
         summary += f"; expected cost ${math.fsum(known):.4f}"
     return [*lines, summary + "; nothing was sent"]

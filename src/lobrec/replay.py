@@ -47,6 +47,7 @@ from lobrec.cassettes import (
     model_dir_name,
     model_directories,
     model_from_dir_name,
+    refuse_while_recording,
     run_directories,
     suite_fingerprint,
 )
@@ -282,9 +283,12 @@ async def rescore(
     *,
     allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
-    """Re-judge every model directory under `root`."""
+    """Re-judge every model directory under `root`; refused while a `lobrec record` writes any
+    (its cassettes are not complete: every case it has not reached would read as unrecorded)."""
+    directories = model_directories(root)
+    refuse_while_recording(directories)
     return await rescore_directories(
-        suite, model_directories(root), progress, concurrency, jobs, allow_newer_suite=allow_newer_suite
+        suite, directories, progress, concurrency, jobs, allow_newer_suite=allow_newer_suite
     )
 
 

@@ -266,6 +266,9 @@ class Progress:
     def planned(self, count: int) -> None:
         """The run will report this many cases (known once it has picked them)."""
 
+    def planned_models(self, counts: dict[str, int]) -> None:
+        """Of those, how many each model will report (for a breakdown when several run at once)."""
+
     def started(self, model: str, case_id: str) -> None:
         """A case began."""
 

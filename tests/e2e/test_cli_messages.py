@@ -141,16 +141,49 @@ def test_rescore_of_one_models_folder_names_the_folder_to_give() -> None:
     )
 
 
-def test_a_report_path_that_is_a_folder_is_a_one_line_error_and_leaves_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [
+        ("--json", "results.json"),
+        ("--markdown", "report.md"),
+        ("--html", "report.html"),
+        ("--csv", "steps.csv"),
+        ("--jsonl", "steps.jsonl"),
+        ("--junit", "junit.xml"),
+        ("--summary", "summary.md"),
+    ],
+)
+def test_a_report_path_that_is_a_folder_is_a_one_line_error_and_leaves_nothing(
+    tmp_path: Path, option: str, name: str
+) -> None:
+    """The option is named, and the file name suggested matches it (`--html out` → out/report.html)."""
     target = tmp_path / "out"
     target.mkdir()
     root = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
-    done = run_lobrec(["rescore", str(root), "--json", str(target)])
+    done = run_lobrec(["rescore", str(root), option, str(target)])
     assert (done.returncode, done.stderr.decode().splitlines()[-1]) == (
         2,
-        f"lobrec: {target}: is a folder; give the report a file name (e.g. {target / 'results.json'})",
+        f"lobrec: {option} {target}: is a folder; give the report a file name (e.g. {target / name})",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"] and not any(target.iterdir())
+
+
+def test_record_refuses_a_folder_for_a_report_before_it_records(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    target.mkdir()
+    cassettes = tmp_path / "cassettes"
+    done = run_lobrec(
+        [
+            *("record", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"),
+            *("--cassettes", str(cassettes), "--html", str(target)),
+        ]
+    )
+    assert (done.returncode, done.stderr.decode()) == (
+        2,
+        f"lobrec: --html {target}: is a folder; give the report a file name "
+        f"(e.g. {target / 'report.html'})\n",
+    )
+    assert not cassettes.exists()
 
 
 def test_cassettes_that_is_a_file_is_a_one_line_error(tmp_path: Path) -> None:

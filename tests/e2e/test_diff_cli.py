@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
@@ -63,3 +64,25 @@ def test_all_lists_every_flipped_case_where_the_default_cuts_at_twenty() -> None
     listed = every.stdout.split("Pass → fail (80): ", 1)[1].replace("\n", " ").split(", ")
     assert "and 60 more" not in every.stdout
     assert len([item for item in listed if item.strip()]) == 80
+
+
+def test_a_latency_change_agrees_with_the_latencies_printed(tmp_path: Path) -> None:
+    """23.3 ms against 23.5 ms prints both with a decimal and +0.2 ms, never `23 ms 24 ms 0 ms worse`."""
+    run = decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())
+    model = run.models[0]
+    sides = []
+    for name, p50 in (("a", 23.3), ("b", 23.5)):
+        metrics = msgspec.structs.replace(model.metrics, latency_p50_ms=p50)
+        one = RunResult(suite=run.suite, models=[msgspec.structs.replace(model, metrics=metrics)])
+        (tmp_path / f"{name}.json").write_bytes(encode_results(one))
+        sides.append(str(tmp_path / f"{name}.json"))
+    result = CliRunner().invoke(
+        app, ["diff", *sides, "--markdown", str(tmp_path / "diff.md")], env={"COLUMNS": "120"}
+    )
+    assert result.exit_code == Exit.OK, result.stderr
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("p50 latency")]
+    assert line.split() == ["p50", "latency", "23.3", "ms", "23.5", "ms", "+0.2", "ms", "worse"]
+    assert "| p50 latency | 23.3 ms | 23.5 ms | +0.2 ms | worse |" in (tmp_path / "diff.md").read_text()
+    same = CliRunner().invoke(app, ["diff", sides[0], sides[0]])
+    (line,) = [line for line in same.stdout.splitlines() if line.startswith("p50 latency")]
+    assert line.split() == ["p50", "latency", "23", "ms", "23", "ms", "0", "ms"]

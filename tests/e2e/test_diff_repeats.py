@@ -77,7 +77,7 @@ def test_the_cli_prints_the_sign_test(folders: tuple[Path, Path]) -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "Exact sign test on per-case pass rates: no significant difference at 5% (p=1)." in lines
-    assert "Pass rate lower in B: 1 cases; higher in B: 2; equal: 77 (dropped)." in lines
+    assert "Pass rate lower in B: 1 case; higher in B: 2; equal: 77 (dropped)." in lines
     assert "Paired: 80 cases scored in both (A over 3 runs, B over 2 runs); 0 left out." in lines
     assert "Pass rate higher in B (2): sel-01 (1/3 → 1/2), sel-02 (2/3 → 2/2)" in lines
     assert "Pass rate lower in B (1): sel-03 (3/3 → 0/2)" in lines

@@ -36,8 +36,14 @@ RUNS = 5
 PASSES = {"sel-03": 4, "arg-02": 3, "near-03": 3, "par-04": 4, "chain-02": 3, "sel-07": 3, "arg-09": 1}
 
 
+COPY = f"{FLAKY}@copy"
+
+
 @pytest.fixture(scope="module")
-def flaky(tmp_path_factory: pytest.TempPathFactory, _clean_proxy_environment: None) -> ModelResult:
+def recorded(
+    tmp_path_factory: pytest.TempPathFactory, _clean_proxy_environment: None
+) -> tuple[ModelResult, ...]:
+    """fixture/flaky and a labelled copy of it, recorded together five times each."""
     root = tmp_path_factory.mktemp("flaky") / "cassettes"
     with running_gateway(ROOT / "suite" / "suite.json") as gateway:
         done = run_lobrec(
@@ -45,6 +51,8 @@ def flaky(tmp_path_factory: pytest.TempPathFactory, _clean_proxy_environment: No
                 "record",
                 "--model",
                 FLAKY,
+                "--model",
+                COPY,
                 "--repeat",
                 str(RUNS),
                 "--base-url",
@@ -60,8 +68,25 @@ def flaky(tmp_path_factory: pytest.TempPathFactory, _clean_proxy_environment: No
         "4",
         "5",
     ]
-    (model,) = asyncio.run(rescore(SUITE, root)).run.models
-    return model
+    return tuple(asyncio.run(rescore(SUITE, root)).run.models)
+
+
+@pytest.fixture(scope="module")
+def flaky(recorded: tuple[ModelResult, ...]) -> ModelResult:
+    return next(model for model in recorded if model.model == FLAKY)
+
+
+def test_a_labelled_copy_is_as_flaky_as_its_model(recorded: tuple[ModelResult, ...]) -> None:
+    """`fixture/flaky@copy` answers exactly as fixture/flaky: the same outcomes, run by run."""
+    by_name = {model.model: model for model in recorded}
+    assert sorted(by_name) == [FLAKY, COPY]
+    original, copy = by_name[FLAKY].repeats, by_name[COPY].repeats
+    assert original is not None and copy is not None
+    assert [(case.id, case.outcomes) for case in copy.cases] == [
+        (case.id, case.outcomes) for case in original.cases
+    ]
+    assert {case.id: case.passes for case in copy.cases if case.id in PASSES} == PASSES
+    assert copy.flaky == original.flaky
 
 
 def test_the_script_is_what_the_table_above_says() -> None:

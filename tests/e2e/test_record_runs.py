@@ -71,6 +71,9 @@ def test_missing_fills_every_run_and_only_what_is_missing(
     assert code == 0, err
     assert (model_dir / "runs" / "2" / "sel-01.json").exists()
     assert _files(model_dir) == kept
+    code, _, err = _record(gateway, tmp_path, "--missing")
+    assert code == 0, err
+    assert "lobrec: nothing to record: every case of fixture/flaky has a fresh cassette\n" in err
 
 
 def test_retry_errored_records_again_only_the_errored_cases(
@@ -139,3 +142,42 @@ def test_group_records_that_group_only(gateway: FakeGatewayProcess, tmp_path: Pa
     suite = json.loads(SUITE.read_bytes())
     parallel = {f"{case['id']}.json" for case in suite["cases"] if case["group"] == "parallel"}
     assert set(_files(tmp_path / model_dir_name(FLAKY))) == parallel | {MANIFEST}
+
+
+def test_retry_errored_with_nothing_errored_says_so(gateway: FakeGatewayProcess, tmp_path: Path) -> None:
+    gateway.reset()
+    assert _record(gateway, tmp_path, "--case", "sel-01")[0] == 0
+    code, _, err = _record(gateway, tmp_path, "--retry-errored")
+    assert code == 0, err
+    assert "lobrec: nothing to record: no case of fixture/flaky ended errored\n" in err
+    code, _, err = _record(gateway, tmp_path, "--missing", "--retry-errored", "--case", "sel-01")
+    assert (
+        "nothing to record: every chosen case of fixture/flaky has a fresh cassette and none ended errored"
+        in err
+    )
+
+
+def test_a_stopped_run_with_errored_cases_prints_one_command_for_both(
+    gateway: FakeGatewayProcess, tmp_path: Path
+) -> None:
+    """Stopped early with errored cases: no second command; the one printed records the rest and
+    the errored cases again (`--missing --retry-errored`), and running it completes the run."""
+    gateway.reset()
+    cases = json.loads(SUITE.read_bytes())["cases"]
+    first = max(cases, key=lambda case: len(case["steps"]))["id"]  # the run starts the longest chain first
+    gateway.faults([{"model": FLAKY, "case": first, "faults": [], "then": "500"}])
+    code, _, err = _record(
+        gateway, tmp_path, "--max-cost", "0.0001", "--concurrency", "1", "--max-errored", "1"
+    )
+    assert code == 4, err  # the errored case is allowed: the run is incomplete, not failed
+    assert "Record the errored cases again with" not in err
+    (line,) = [line for line in err.splitlines() if "Resume" in line]
+    assert "not started. Resume, recording the errored cases again too, with: lobrec record " in line
+    command = shlex.split(line.split("with: ", 1)[1])
+    assert command[-2:] == ["--missing", "--retry-errored"]
+    command[command.index("--max-cost") + 1] = "1000"
+    gateway.reset()
+    done = run_lobrec(command[1:])
+    assert done.returncode == 0, done.stderr.decode()
+    assert "errored" not in done.stderr.decode()
+    assert len(_files(tmp_path / model_dir_name(FLAKY))) - 1 == 80

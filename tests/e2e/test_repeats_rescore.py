@@ -266,3 +266,33 @@ def test_the_html_matrix_shows_k_of_k_and_each_runs_verdict(oracle_three_runs: P
     assert "flaky (2): sel-01, sel-02" in page
     single = render_html(_rescore(_one_run_models(tmp_path / "cassettes")).run, SUITE)
     assert "◐" not in single and '<details class="run"' not in single
+
+
+def test_the_html_matrix_says_which_runs_were_not_scored(tmp_path: Path) -> None:
+    """Through `lobrec rescore --html`: sel-03's run 1 unrecorded reads `✓ 2/2 of 3` with
+    `1 unrecorded` on the cell (never `✓ 2/3`); sel-04's run 1 errored and runs 2 and 3 broken reads
+    `✗ 0/2 of 3` with `1 errored` (never `✗ 0/3`); the hover keeps its words and names the run."""
+    from typer.testing import CliRunner
+
+    from lobrec.cli import app
+
+    root = tmp_path / "cassettes"
+    model_dir = repeated_model(root, ORACLE, runs=(2, 3), broken={2: ["sel-04"], 3: ["sel-04"]})
+    (model_dir / "sel-03.json").unlink()
+    path = model_dir / "sel-04.json"
+    cassette = json.loads(path.read_bytes())
+    cassette["interactions"][0]["response"]["status"] = {"code": 400, "message": "Bad Request"}
+    path.write_text(json.dumps(cassette))
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["rescore", str(root), "--html", str(out), "--allow-stale"])
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert (
+        '<summary title="sel-03 · fixture/oracle · passed 2/3 runs (2 scored) · run 1 unrecorded">'
+        '✓ 2/2 of 3<span class="unscored">1 unrecorded</span></summary>'
+    ) in page
+    assert (
+        '<summary title="sel-04 · fixture/oracle · passed 0/3 runs (2 scored) · run 1 errored">'
+        '✗ 0/2 of 3<span class="unscored">1 errored</span></summary>'
+    ) in page
+    assert '<summary title="sel-05 · fixture/oracle · passed 3/3 runs (3 scored)">✓ 3/3</summary>' in page

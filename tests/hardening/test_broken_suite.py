@@ -19,6 +19,7 @@ from lobrec.cli import app
 from tests.hardening.conftest import cli_env, run_lobrec
 
 CHECK = "$.cases[0].steps[0].calls[0].checks[0]"
+IN_CASE = "steps[0].calls[0].checks[0]"
 
 
 def _json(change: Callable[[dict], None]) -> Callable[[bytes], bytes]:
@@ -49,22 +50,33 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
     (
         "wrong type",
         _json(lambda s: s["cases"][0].update(tools="read_file")),
-        "Expected `array`, got `str` - at `$.cases[0].tools`",
+        "case sel-01: Expected `array`, got `str` - at `tools`",
     ),
     (
         "unknown field",
         _json(lambda s: _check(s).update(valeu="README.md")),
-        f"Object contains unknown field `valeu` - at `{CHECK}`",
+        f"case sel-01: Object contains unknown field `valeu` - at `{IN_CASE}`",
     ),
     (
         "unknown check kind",
         _json(lambda s: _check(s).update(kind="equals")),
-        f"Invalid value 'equals' - at `{CHECK}.kind`",
+        f"case sel-01: Invalid value 'equals' - at `{IN_CASE}.kind`; a check's kind is one of: eq, subset, "
+        "regex, oneOf, contains, present, absent, range",
+    ),
+    (
+        "unknown step kind",
+        _json(lambda s: s["cases"][0]["steps"][0].update(expect="calls")),
+        "case sel-01: Invalid value 'calls' - at `steps[0].expect`; a step's expect is one of: call, no_call",
+    ),
+    (
+        "a case that is not an object",
+        _json(lambda s: s["cases"].insert(1, 7)),
+        "Expected `object`, got `int` - at `$.cases[1]`",
     ),
     (
         "check without its argument",
         _json(lambda s: _check(s).pop("arg")),
-        f"Object missing required field `arg` - at `{CHECK}`",
+        f"case sel-01: Object missing required field `arg` - at `{IN_CASE}`",
     ),
     (
         "check on an argument the tool does not have",

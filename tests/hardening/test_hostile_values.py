@@ -207,8 +207,8 @@ def test_a_report_that_cannot_be_written_does_not_stop_the_others(
 
     assert done.returncode == 2
     assert done.stderr.decode().splitlines() == [
-        f"lobrec: {out / 'report.html'}: is a folder; give the report a file name "
-        f"(e.g. {out / 'report.html' / 'results.json'})"
+        f"lobrec: --html {out / 'report.html'}: is a folder; give the report a file name "
+        f"(e.g. {out / 'report.html' / 'report.html'})"
     ]
     for flag, name in REPORTS.items():
         if flag != "--html":

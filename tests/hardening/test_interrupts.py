@@ -72,7 +72,7 @@ RUN_FLAGS = f" --concurrency {CONCURRENCY} --timeout 5 {' '.join(FAST_RETRIES)}"
 
 def interrupted_line(hint: str) -> re.Pattern[str]:
     return re.compile(
-        r"lobrec: interrupted(?:; (\d+) cases recorded and kept\.|; every case recorded so far is kept\.)"
+        r"lobrec: interrupted(?:; (\d+) cases? recorded and kept\.|; every case recorded so far is kept\.)"
         rf" {re.escape(hint)}\n|lobrec: interrupted while writing the reports; every cassette is complete\n"
     )
 

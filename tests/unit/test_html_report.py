@@ -294,7 +294,10 @@ def test_the_leaderboard_headings_are_sort_buttons(page: str) -> None:
     assert sorted_heads == [{"class": "num", "scope": "col", "aria-sort": "descending"}]
     assert '<table class="board leader" data-default-sort="-overall">' in board
     assert DEFAULT_SORT == "-overall"
-    assert 'Overall<span class="arrow" aria-hidden="true">▼</span></button>' in board
+    # Arrows and the words offering sorting come with the script (JavaScript off: nothing sorts).
+    assert '<button type="button" class="sort" data-key="overall" data-first="desc">Overall</button>' in board
+    assert "arrow" not in board and "click a heading" not in board
+    assert 'counts<span id="sort-hint"></span></p>' in board
 
 
 def test_sort_values_are_the_numbers_not_the_text(page: str) -> None:

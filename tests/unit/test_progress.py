@@ -77,3 +77,31 @@ def test_the_bar_has_the_planned_total_and_an_eta() -> None:
         assert progress.bar.tasks[0].total == 80
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "1/80" in output and "ETA" in output
+
+
+def test_several_models_get_a_bar_each_under_the_total() -> None:
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, color_system=None)
+    with RunProgress("recording", total=None, console=console) as progress:
+        progress.planned(3)
+        progress.planned_models({"a/one": 2, "[b]": 1})
+        for model, case_id in (("a/one", "x"), ("a/one", "y"), ("[b]", "x")):
+            progress.started(model, case_id)
+        progress.finished("a/one", _paid("x", "errored"))
+        progress.finished("[b]", _paid("x"))
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    last = output.split("\r")[-1] if "\r" in output else output
+    assert "a/one" in last and "1/2" in last and "[b]" in last and "1/1" in last
+    assert progress.by_model() == "a/one 1/2 (1 errored), [b] 1/1"
+
+
+def test_one_model_has_no_breakdown() -> None:
+    console = Console(file=io.StringIO(), force_terminal=False, width=200)
+    with RunProgress("recording", total=None, console=console, plain_every_s=0) as progress:
+        progress.planned(1)
+        progress.planned_models({"m": 1})
+        progress.started("m", "a")
+        progress.finished("m", _paid("a"))
+    assert (
+        console.file.getvalue().splitlines()[-1]
+        == "recording: 1/1 done, 0 errored, 0 in flight, $0.0010 spent"
+    )  # type: ignore[attr-defined]

@@ -15,12 +15,15 @@ from html.parser import HTMLParser
 
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 
 from lobrec.core.compare import compare
 from lobrec.core.results import RunResult, SuiteRef, decode_results, encode_results
 from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
-from lobrec.reports._format import cost, delta, latency, percent, printable
+from lobrec.core.words import counted
+from lobrec.reports._format import change, cost, latency, percent, printable
 from lobrec.reports.diff import render_diff, render_diff_markdown
 from lobrec.reports.html import CSP, check_text, render_html
 from lobrec.reports.markdown import md, render_markdown
@@ -73,26 +76,60 @@ def test_formatting(function: Callable[[float | None], str], value: float | None
 
 
 @pytest.mark.parametrize(
-    ("value", "unit", "text"),
+    ("a", "b", "unit", "texts"),
     [
-        (None, "pp", "—"),
-        (2.7272, "pp", "+2.7 pp"),
-        (-50.0, "pp", "-50.0 pp"),
-        (0.0, "pp", "0.0 pp"),
-        (-279.5, "ms", "-280 ms"),
-        (1500.0, "ms", "+1.50 s"),
-        (0.0, "ms", "0 ms"),
-        (0.013, "usd", "+$0.0130"),
-        (-0.5, "usd", "-$0.50"),
+        (None, 1.0, "pp", ("—", "1.0%", "—")),
+        (70.0, 72.7272, "pp", ("70.0%", "72.7%", "+2.7 pp")),
+        (100.0, 50.0, "pp", ("100.0%", "50.0%", "-50.0 pp")),
+        (95.0, 95.0, "pp", ("95.0%", "95.0%", "0.0 pp")),
+        (95.24, 95.26, "pp", ("95.24%", "95.26%", "+0.02 pp")),
+        (95.0, 96.04, "pp", ("95.0%", "96.0%", "+1.0 pp")),
+        (95.21, 95.24, "pp", ("95.21%", "95.24%", "+0.03 pp")),
+        (23.3, 23.5, "ms", ("23.3 ms", "23.5 ms", "+0.2 ms")),
+        (23.0, 24.4, "ms", ("23 ms", "24 ms", "+1 ms")),
+        (1010.5, 731.0, "ms", ("1.01 s", "731 ms", "-279 ms")),
+        (500.0, 2000.0, "ms", ("500 ms", "2.00 s", "+1500 ms")),
+        (1234.0, 1236.0, "ms", ("1.234 s", "1.236 s", "+2 ms")),
+        (884.0, 884.0, "ms", ("884 ms", "884 ms", "0 ms")),
+        (0.0467, 0.0467, "usd", ("$0.0467", "$0.0467", "$0.00")),
+        (0.013, 0.026, "usd", ("$0.0130", "$0.0260", "+$0.0130")),
+        (1.0, 0.5, "usd", ("$1.00", "$0.50", "-$0.50")),
+        (1.001, 1.002, "usd", ("$1.001", "$1.002", "+$0.001")),
+        (5.0, 5.0000001, "usd", ("$5.00", "$5.00", "$0.00")),
     ],
 )
-def test_delta(value: float | None, unit: str, text: str) -> None:
-    assert delta(value, unit) == text
+def test_a_change_agrees_with_its_printed_values(
+    a: float | None, b: float | None, unit: str, texts: tuple[str, str, str]
+) -> None:
+    """The difference is the one between the printed values; values that differ print differently
+    (up to three more decimals); a printed zero has no sign."""
+    result = change(a, b, unit)
+    assert result[:3] == texts
+    assert (result.shown is None) == (a is None or b is None)
 
 
-def test_delta_rejects_an_unknown_unit() -> None:
+def _number(text: str) -> float:
+    """A printed value or difference back to a number in its unit (ms for seconds)."""
+    body = text.replace("$", "").replace("%", "").replace(" pp", "").replace(" ms", "")
+    return float(body[:-2]) * 1000 if body.endswith(" s") else float(body)
+
+
+@given(
+    st.sampled_from(["pp", "ms", "usd"]),
+    st.floats(min_value=0, max_value=5000, allow_nan=False),
+    st.floats(min_value=0, max_value=5000, allow_nan=False),
+)
+def test_a_printed_difference_is_the_difference_of_the_printed_values(unit: str, a: float, b: float) -> None:
+    result = change(a, b, unit)
+    assert result.shown is not None
+    assert _number(result.delta) == pytest.approx(_number(result.b) - _number(result.a), abs=1e-6)
+    assert result.delta.startswith(("+", "-")) == (result.shown != 0)
+    assert (_number(result.a) == _number(result.b)) == (result.shown == 0)
+
+
+def test_a_change_rejects_an_unknown_unit() -> None:
     with pytest.raises(ValueError) as info:
-        delta(1.0, "kg")
+        change(1.0, 2.0, "kg")
     assert str(info.value) == "unknown unit 'kg'"
 
 
@@ -539,9 +576,11 @@ def test_html_cell_shows_expected_beside_observed_with_the_failing_check(page: s
     assert (
         '<table class="mismatches"><caption>✗ Why it failed</caption>'
         "<thead><tr><th>Path</th><th>Expected</th><th>Got</th><th>Reason</th></tr></thead>"
-        "<tbody><tr><td><code>calls[0].arguments.end_line</code></td><td><code>20</code></td>"
-        "<td><code>&quot;20&quot;</code></td>"
-        "<td>end_line: expected 20, got &quot;20&quot; (a string is not a number)</td></tr></tbody></table>"
+        '<tbody><tr><td data-label="Path"><code>calls[0].arguments.end_line</code></td>'
+        '<td data-label="Expected"><code>20</code></td>'
+        '<td data-label="Got"><code>&quot;20&quot;</code></td>'
+        '<td data-label="Reason">end_line: expected 20, got &quot;20&quot; (a string is not a number)</td>'
+        "</tr></tbody></table>"
     ) in body
 
 
@@ -656,7 +695,7 @@ Made-up tool ↓    0.0%    7.1%   +7.1 pp  worse
 Chains           50.0%  100.0%  +50.0 pp  better
 Parallel        100.0%   50.0%  -50.0 pp  worse
 No call needed  100.0%   50.0%  -50.0 pp  worse
-p50 latency     1.01 s  731 ms   -280 ms  better
+p50 latency     1.01 s  731 ms   -279 ms  better
 Cost/100 cases   $0.13       —         —
 Exact McNemar test: no significant difference at 5% (p=1).
 Discordant: b = 3 (A passed, B failed), c = 3 (A failed, B passed).
@@ -724,3 +763,11 @@ def test_diff_warns_about_different_suites_and_escapes_names() -> None:
     markdown = render_diff_markdown(result)
     assert markdown.startswith("### Comparing openai/o4-mini (A) with b\\|\\\\x1b\\[1m (B)\n")
     assert "Warning: A is on suite lobstack-tools 1.0.0 and B on lobstack-tools 2.0.0;" in markdown
+
+
+@pytest.mark.parametrize(
+    ("count", "noun", "text"),
+    [(0, "case", "0 cases"), (1, "case", "1 case"), (2, "change", "2 changes"), (1, "run", "1 run")],
+)
+def test_counts_agree_in_number(count: int, noun: str, text: str) -> None:
+    assert counted(count, noun) == text

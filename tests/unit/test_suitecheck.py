@@ -539,12 +539,12 @@ def test_the_base_suite_is_sound() -> None:
 
 def test_the_real_counts_are_the_methodology_counts() -> None:
     assert check_suite(_suite(BASE)) == [
-        "groups: selection has 1 cases, expected 14",
-        "groups: arguments has 1 cases, expected 16",
-        "groups: near_misses has 1 cases, expected 12",
-        "groups: no_call has 1 cases, expected 14",
-        "groups: parallel has 1 cases, expected 12",
-        "groups: chains has 1 cases, expected 12",
+        "groups: selection has 1 case, expected 14",
+        "groups: arguments has 1 case, expected 16",
+        "groups: near_misses has 1 case, expected 12",
+        "groups: no_call has 1 case, expected 14",
+        "groups: parallel has 1 case, expected 12",
+        "groups: chains has 1 case, expected 12",
     ]
 
 
@@ -706,13 +706,13 @@ def test_1_0_0_needs_no_wrong_answers() -> None:
 def test_a_suite_is_held_to_its_declared_counts() -> None:
     data = copy.deepcopy(BASE)
     data["counts"] = {**COUNTS, "chains": 2}
-    assert check_suite(_suite(data), floor=COUNTS) == ["groups: chains has 1 cases, expected 2"]
+    assert check_suite(_suite(data), floor=COUNTS) == ["groups: chains has 1 case, expected 2"]
     data["counts"] = COUNTS
     assert check_suite(_suite(data), floor=COUNTS) == []
 
 
 def test_a_suite_without_counts_is_held_to_1_0_0s() -> None:
-    assert check_suite(_suite(BASE))[0] == "groups: selection has 1 cases, expected 14"
+    assert check_suite(_suite(BASE))[0] == "groups: selection has 1 case, expected 14"
 
 
 def test_within_major_1_a_declared_count_never_falls_below_1_0_0s() -> None:
@@ -720,7 +720,7 @@ def test_within_major_1_a_declared_count_never_falls_below_1_0_0s() -> None:
     data["counts"] = COUNTS
     problems = check_suite(_suite(data))
     assert problems[0] == (
-        "counts: selection declares 1 cases, below 1.0.0's 14; removing cases needs a new major version"
+        "counts: selection declares 1 case, below 1.0.0's 14; removing cases needs a new major version"
     )
     assert len(problems) == 6
     data["version"] = "2.0.0"
@@ -733,5 +733,5 @@ def test_a_declaration_must_name_every_group() -> None:
     data["counts"] = {group: 1 for group in list(COUNTS)[:-1]}
     assert check_suite(_suite(data), floor=COUNTS) == [
         "counts: no count for group chains",
-        "groups: chains has 1 cases, expected 0",
+        "groups: chains has 1 case, expected 0",
     ]

@@ -184,12 +184,44 @@ def test_diff_prints_each_kind_and_the_bump(tmp_path: Path) -> None:
     result = runner.invoke(suite_app, ["diff", str(old), str(new)])
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "suite 1.0.0 -> 1.0.1: 1 changes; required bump: minor, actual: patch",
+        "suite 1.0.0 -> 1.0.1: 1 change; required bump: minor, actual: patch",
         "",
-        "checks changed: a rescore is enough (minor): 1 cases",
+        "checks changed: a rescore is enough (minor): 1 case",
         "  sel-01: steps[0] expected calls or checks",
         "bump: version 1.0.1 is a patch bump from 1.0.0, but the changes need a minor bump "
-        "(sel-01: steps[0] expected calls or checks)",
+        "(sel-01: steps[0] expected calls or checks): make it 1.1.0",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        ("1.0.0", "version 1.0.0 is the same as the old suite's"),
+        ("0.9.0", "version 0.9.0 is lower than 1.0.0"),
+        ("1.3.0", "version 1.3.0 is not one major, minor or patch step from 1.0.0"),
+        ("2.0.0", "version 2.0.0 is a major bump from 1.0.0"),
+    ],
+)
+def test_check_against_says_plainly_what_the_version_is_and_what_it_should_be(
+    tmp_path: Path, version: str, said: str
+) -> None:
+    old = _write(tmp_path / "old.json", BASE)
+    new = _write(tmp_path / "new.json", _with_check_change(version))
+    result = runner.invoke(suite_app, ["check", str(new), "--against", str(old)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"lobrec: {said}, but the changes need a minor bump "
+        "(sel-01: steps[0] expected calls or checks): make it 1.1.0\n"
+    )
+
+
+def test_a_bump_with_nothing_changed_says_to_keep_the_version(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.json", BASE)
+    new = _write(tmp_path / "new.json", {**BASE, "version": "1.0.1"})
+    result = runner.invoke(suite_app, ["diff", str(old), str(new)])
+    assert result.stdout.splitlines() == [
+        "suite 1.0.0 -> 1.0.1: 0 changes; required bump: none, actual: patch",
+        "bump: version 1.0.1 is a patch bump from 1.0.0, but nothing changed: no bump is needed (keep 1.0.0)",
     ]
 
 

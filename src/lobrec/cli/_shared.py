@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import inspect
+import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Iterator, Sequence
@@ -255,18 +256,50 @@ GroupOption = Annotated[
 ]
 
 
-REPORT_WIDTH = 132
-"""Columns for tables when output is not a terminal (a log, a pipe): rich's default 80 would cut them."""
+PIPED_WIDTH = 1000
+"""Columns for reports when output is not a terminal (a CI log, a pipe) and COLUMNS does not say:
+a log has no width of its own, so the tables are laid out whole (rich's default 80, or any fixed
+width, would put columns of the leaderboard into a second table)."""
 
 
 def report_console(*, stderr: bool = False) -> Any:
-    """A rich Console for reports: the terminal's width, or REPORT_WIDTH when piped."""
+    """A rich Console for reports: the terminal's width; when piped, COLUMNS if set (the width CI
+    gives), else PIPED_WIDTH."""
     from rich.console import Console
 
     console = Console(stderr=stderr)
-    if not console.is_terminal:
-        console.width = max(console.width, REPORT_WIDTH)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        console.width = PIPED_WIDTH
     return console
+
+
+REPORT_FILE_NAMES = {
+    "--json": "results.json",
+    "--markdown": "report.md",
+    "--html": "report.html",
+    "--csv": "steps.csv",
+    "--jsonl": "steps.jsonl",
+    "--junit": "junit.xml",
+    "--summary": "summary.md",
+}
+"""The file name a folder given to each report option is told to add (`--html out` → out/report.html)."""
+
+
+def _folder_problem(option: str | None, target: str, example: str | None = None) -> str:
+    """`--html out: is a folder; give the report a file name (e.g. out/report.html)`: the name
+    suggested matches the option."""
+    name = example or REPORT_FILE_NAMES.get(option or "", "results.json")
+    where = f"{option} {target}" if option else target
+    return f"{where}: is a folder; give the report a file name (e.g. {Path(target) / name})"
+
+
+def check_report_targets(**targets: str | None) -> None:
+    """Refuse, before a record spends anything, a report option given an existing folder
+    (`html_out="out"`); after a run, `emit_reports` still writes the other reports."""
+    for name, target in targets.items():
+        option = "--" + name.removesuffix("_out")
+        if target and target != "-" and Path(target).is_dir():
+            raise fail(_folder_problem(option, target))
 
 
 def one_stdout(**outputs: str | None) -> None:
@@ -286,15 +319,18 @@ def append_report(target: str, text: str) -> None:
     if target == "-":
         write_report(target, text)
         return
+    if Path(target).is_dir():
+        raise fail(_folder_problem("--summary", target))
     try:  # a lone surrogate is spelled out, as `write_report` spells it
         append_output(Path(target), text.encode("utf-8", "backslashreplace"), LobrecError)
     except LobrecError as exc:
         raise fail(str(exc)) from None
 
 
-def write_report(target: str, text: str) -> None:
+def write_report(target: str, text: str, option: str | None = None, example: str | None = None) -> None:
     """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
-    device (`lobrec.files.check_output`)."""
+    device (`lobrec.files.check_output`). `option` and `example` name the option and the file name
+    to suggest when `target` is a folder."""
     # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
     # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
     data = text.encode("utf-8", "backslashreplace")
@@ -307,6 +343,8 @@ def write_report(target: str, text: str) -> None:
     from lobrec.files import check_output, write_atomic
 
     path = Path(target)
+    if path.is_dir():
+        raise fail(_folder_problem(option, target, example))
     try:
         check_output(path, LobrecError)
         write_atomic(path, data)  # a kill mid-write leaves no half report
@@ -349,9 +387,11 @@ def emit_reports(
     jsonl_out: str | None = None,
     junit_out: str | None = None,
     summary_out: str | None = None,
+    by_group: bool = False,
 ) -> None:
     """Write each report and export asked for, then print the leaderboard (on stderr when a file
-    goes to stdout, so `--csv - > steps.csv` holds only the CSV)."""
+    goes to stdout, so `--csv - > steps.csv` holds only the CSV), with the per-group table after
+    it for `by_group`."""
     from lobrec.core.results import encode_results
 
     def markdown() -> str:
@@ -384,23 +424,26 @@ def emit_reports(
 
         return to_summary(run, suite)
 
-    reports: list[tuple[str | None, Callable[[], str]]] = [
-        (json_out, lambda: encode_results(run).decode("utf-8")),
-        (markdown_out, markdown),
-        (html_out, html),
-        (csv_out, csv),
-        (jsonl_out, jsonl),
-        (junit_out, junit),
-        (summary_out, summary),
+    reports: list[tuple[str, str | None, Callable[[], str]]] = [
+        ("--json", json_out, lambda: encode_results(run).decode("utf-8")),
+        ("--markdown", markdown_out, markdown),
+        ("--html", html_out, html),
+        ("--csv", csv_out, csv),
+        ("--jsonl", jsonl_out, jsonl),
+        ("--junit", junit_out, junit),
+        ("--summary", summary_out, summary),
     ]
     failed: typer.Exit | None = None
-    for target, render in reports:
+    for option, target, render in reports:
         if target:
             # One report that cannot be built or written is named, and the others are still
             # written: a hostile value must not cost the run every report after it.
             try:
                 # the job summary is added to its file (`append_report`), every other one replaces it
-                (append_report if render is summary else write_report)(target, render())
+                if render is summary:
+                    append_report(target, render())
+                else:
+                    write_report(target, render(), option)
             except typer.Exit as exc:
                 failed = exc
             except (ValueError, OverflowError, RecursionError) as exc:
@@ -410,7 +453,8 @@ def emit_reports(
 
         outs = (json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out)
         to_stdout = "-" not in outs
-        render_leaderboard(run, report_console(stderr=not to_stdout), partial=partial)
+        console = report_console(stderr=not to_stdout)
+        render_leaderboard(run, console, partial=partial, by_group=by_group)
     if failed is not None:
         raise failed
 
@@ -422,6 +466,10 @@ AllowNewerSuite = Annotated[
         "--allow-newer-suite",
         help="Judge cassettes recorded with a newer suite version than the judging one (refused otherwise).",
     ),
+]
+ByGroup = Annotated[
+    bool,
+    typer.Option("--by-group", help="Also print, in the terminal, each model's overall rate per group."),
 ]
 SuitePath = Annotated[
     Path | None,

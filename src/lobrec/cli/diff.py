@@ -37,6 +37,7 @@ def load_side(
 
     from lobrec.cassettes import MANIFEST, model_dir_name
     from lobrec.core.results import decode_results
+    from lobrec.core.words import counted
     from lobrec.errors import LobrecError, VersionMismatch
     from lobrec.files import read_capped
     from lobrec.replay import newer_suite_problem, rescore_directories
@@ -75,7 +76,7 @@ def load_side(
         return chosen[0]
     if len(run.models) != 1:
         raise LobrecError(
-            f"{path}: holds {len(run.models)} models ({names}); pick one with --model, "
+            f"{path}: holds {counted(len(run.models), 'model')} ({names}); pick one with --model, "
             "or compare one model directory each"
         )
     return run.models[0]
@@ -131,6 +132,6 @@ def diff_command(
     except LobrecError as exc:
         raise fail(str(exc)) from None
     if markdown_out:
-        write_report(markdown_out, render_diff_markdown(comparison))
+        write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
     render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
     raise typer.Exit(Exit.OK)

@@ -8,6 +8,7 @@ import typer
 
 from lobrec.cli._shared import (
     AllowNewerSuite,
+    ByGroup,
     CsvOut,
     Exit,
     FailUnder,
@@ -23,6 +24,7 @@ from lobrec.cli._shared import (
     SummaryOut,
     allowance,
     check_gates,
+    check_report_targets,
     emit_reports,
     errored_summary,
     fail,
@@ -59,6 +61,7 @@ def record_command(
     jsonl_out: JsonlOut = None,
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
+    by_group: ByGroup = False,
     fail_under: FailUnder = None,
     max_errored: MaxErrored = None,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
@@ -126,6 +129,7 @@ def record_command(
     from LOBSTACK_API_KEY (only a loopback gateway runs without one), never from the command line;
     LOBSTACK_BASE_URL sets the default --base-url.
     """
+    from lobrec.core.words import counted
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.recording import RecordOptions, dry_run_lines
@@ -134,6 +138,15 @@ def record_command(
     from lobrec.runner import RetryPolicy
 
     delays = parse_delays(retry_delays)
+    check_report_targets(
+        json_out=json_out,
+        markdown_out=markdown_out,
+        html_out=html_out,
+        csv_out=csv_out,
+        jsonl_out=jsonl_out,
+        junit_out=junit_out,
+        summary_out=summary_out,
+    )
     allowance(max_errored)  # a bad value stops the command before anything is sent
     one_stdout(
         json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
@@ -177,6 +190,10 @@ def record_command(
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
         ) from None
+    if (missing or retry_errored) and not outcome.interrupted:
+        for name in options.models:
+            if not outcome.recorded.get(name):
+                say(f"nothing to record: {_nothing_left(name, missing, retry_errored, bool(case or group))}")
     with interruptible_reports():
         emit_reports(
             outcome.run,
@@ -190,16 +207,21 @@ def record_command(
             jsonl_out=jsonl_out,
             junit_out=junit_out,
             summary_out=summary_out,
+            by_group=by_group,
         )
     errored = errored_summary(outcome.run)
     for line in errored:
         say(line)
-    if errored:
+    ended_early = outcome.interrupted or bool(outcome.not_started)
+    if errored and not ended_early:
         retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
         say(f"Record the errored cases again with: {retry} --retry-errored")
+    # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
+    how = ", recording the errored cases again too," if errored else ""
+    resume_all = f"{resume} --retry-errored" if errored else resume
     done = sum(len(ids) for ids in outcome.recorded.values())
     if outcome.interrupted:
-        say(f"interrupted; {done} cases recorded and kept. Resume with: {resume}")
+        say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
         raise typer.Exit(Exit.INTERRUPTED)
     failed = []
     if outcome.not_started:
@@ -207,7 +229,8 @@ def record_command(
             (
                 Exit.INCOMPLETE,
                 f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
-                f"{outcome.not_started} cases were not started. Resume with: {resume}",
+                f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
+                f"not started. Resume{how} with: {resume_all}",
             )
         )
     for stopped, why in outcome.stopped.items():
@@ -219,6 +242,17 @@ def record_command(
             )
         )
     check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed)
+
+
+def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) -> str:
+    """Why `--missing` or `--retry-errored` found nothing to record for `model` (`chosen`: of the
+    cases `--case` or `--group` picked)."""
+    every, no = ("every chosen case", "no chosen case") if chosen else ("every case", "no case")
+    if missing and retry_errored:
+        return f"{every} of {model} has a fresh cassette and none ended errored"
+    if missing:
+        return f"{every} of {model} has a fresh cassette"
+    return f"{no} of {model} ended errored"
 
 
 def _shaping_flags(

@@ -9,6 +9,7 @@ import typer
 
 from lobrec.cli._shared import (
     AllowNewerSuite,
+    ByGroup,
     CsvOut,
     Exit,
     FailUnder,
@@ -50,6 +51,7 @@ def rescore_command(
     jsonl_out: JsonlOut = None,
     junit_out: JunitOut = None,
     summary_out: SummaryOut = None,
+    by_group: ByGroup = False,
     fail_under: FailUnder = None,
     max_errored: MaxErrored = None,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
@@ -72,7 +74,7 @@ def rescore_command(
     ),
 ) -> None:
     """Re-judge recorded cassettes offline: no key, no network."""
-    from lobrec.errors import LobrecError
+    from lobrec.errors import LobrecError, RecordInProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
@@ -105,6 +107,8 @@ def rescore_command(
                     )
                 )
         outcome.run = with_suite_source(outcome.run, suite_path)
+    except RecordInProgress as exc:  # the cassettes are incomplete for now: exit as a stale rescore does
+        raise fail(str(exc), Exit.INCOMPLETE) from None
     except LobrecError as exc:
         raise fail(str(exc)) from None
     except Interrupted:
@@ -121,6 +125,7 @@ def rescore_command(
             jsonl_out=jsonl_out,
             junit_out=junit_out,
             summary_out=summary_out,
+            by_group=by_group,
         )
     for line in errored_summary(outcome.run):
         say(line)

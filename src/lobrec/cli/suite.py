@@ -105,8 +105,10 @@ KIND_TITLES = {
 
 def format_diff(result: Any) -> str:
     """The diff as plain text: a header, then each kind of change with one line per change."""
+    from lobrec.core.words import counted
+
     lines = [
-        f"suite {result.old_version} -> {result.new_version}: {len(result.changes)} changes; "
+        f"suite {result.old_version} -> {result.new_version}: {counted(len(result.changes), 'change')}; "
         f"required bump: {result.required}, actual: {result.actual}"
     ]
     for kind, title in KIND_TITLES.items():
@@ -115,7 +117,9 @@ def format_diff(result: Any) -> str:
             continue
         lines.append("")
         lines.append(
-            f"{title}: {len({change.case for change in changes})} cases" if kind != "suite" else title
+            f"{title}: {counted(len({change.case for change in changes}), 'case')}"
+            if kind != "suite"
+            else title
         )
         lines.extend(f"  {change.case}: {change.what}" for change in changes)
     return "\n".join(lines)
@@ -184,8 +188,10 @@ def shown(text: str, *, keep_newlines: bool = False) -> str:
 def _show_table(console: Console, suite: Suite, group: str | None) -> None:
     from rich.table import Table
 
+    from lobrec.core.words import counted
+
     cases = [case for case in suite.cases if group is None or case.group == group]
-    title = f"{suite.name} {suite.version}: {len(cases)} cases" + (f" in {group}" if group else "")
+    title = f"{suite.name} {suite.version}: {counted(len(cases), 'case')}" + (f" in {group}" if group else "")
     table = Table(title=shown(title), show_lines=False)
     table.add_column("id", no_wrap=True)
     table.add_column("group", no_wrap=True)

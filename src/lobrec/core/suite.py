@@ -283,11 +283,43 @@ def decode_suite(data: bytes | str, source: str = "suite.json") -> Suite:
     try:
         return _suite_decoder.decode(data)
     except msgspec.ValidationError as exc:
-        raise SuiteError(f"{source}: {exc}") from None
+        raise SuiteError(f"{source}: {_explained(str(exc), data)}") from None
     except msgspec.DecodeError as exc:
         raise SuiteError(f"{source}: not valid JSON: {exc}") from None
     except RecursionError:  # the scan above keeps files this deep out; never a traceback regardless
         raise SuiteError(f"{source}: {_too_deep_message()}") from None
+
+
+def _tags(union: Any) -> list[str]:
+    return [str(member.__struct_config__.tag) for member in union.__args__]
+
+
+_TAGS = {"kind": ("a check's kind", _tags(Check)), "expect": ("a step's expect", _tags(Step))}
+"""The tag fields a suite file spells, and their valid values, named when a value is not one."""
+_CASE_PATH = re.compile(r"`\$\.cases\[(\d+)\]\.?([^`]*)`")
+
+
+def _explained(message: str, data: bytes | str) -> str:
+    """msgspec's `Invalid value 'equals' - at `$.cases[14].steps[0]...kind``, said by case id with
+    the valid values: `case arg-01: Invalid value 'equals' - at `steps[0]...kind`; a check's kind is
+    one of: eq, subset, ...`. Other messages are kept as they are."""
+    found = _CASE_PATH.search(message)
+    if found is not None:
+        index, rest = int(found.group(1)), found.group(2)
+        try:
+            case = msgspec.json.decode(data)["cases"][index]
+            case_id = case["id"] if isinstance(case, dict) and isinstance(case.get("id"), str) else None
+        except (msgspec.DecodeError, KeyError, IndexError, TypeError):
+            case_id = None
+        if case_id is not None:
+            where = f"`{rest}`" if rest else "the case"
+            name = case_id if case_id_problem(case_id) is None else shown_id(case_id)
+            message = f"case {name}: {message[: found.start()]}{where}{message[found.end() :]}"
+    field = message.rstrip("`").rsplit(".", 1)[-1]
+    if "Invalid value" in message and field in _TAGS:
+        what, values = _TAGS[field]
+        message += f"; {what} is one of: {', '.join(values)}"
+    return message
 
 
 def _too_deep_message() -> str:

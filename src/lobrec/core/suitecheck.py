@@ -51,6 +51,7 @@ from lobrec.core.suite import (
     shown_id,
 )
 from lobrec.core.wire import ObservedCall, Reply
+from lobrec.core.words import counted
 from lobrec.errors import SchemaError
 
 COUNTS_1_0_0: dict[Group, int] = {
@@ -101,7 +102,7 @@ def check_suite(
 def summary(suite: Suite) -> str:
     """The one-line description of a sound suite: name, version, case counts per group."""
     counts = "/".join(str(sum(1 for case in suite.cases if case.group == group)) for group in GROUPS)
-    return f"suite {suite.name} {suite.version}: {len(suite.cases)} cases, {counts}, ok"
+    return f"suite {suite.name} {suite.version}: {counted(len(suite.cases), 'case')}, {counts}, ok"
 
 
 # --- suite level ---------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def _check_declared_counts(suite: Suite, floor: Mapping[Group, int], problems: l
         declared = suite.counts.get(group)
         if declared is not None and declared < floor[group]:
             problems.append(
-                f"counts: {group} declares {declared} cases, below 1.0.0's {floor[group]}; "
+                f"counts: {group} declares {counted(declared, 'case')}, below 1.0.0's {floor[group]}; "
                 "removing cases needs a new major version"
             )
 
@@ -196,7 +197,7 @@ def _check_groups_and_ids(suite: Suite, counts: Mapping[Group, int], problems: l
     for group in GROUPS:
         count = sum(1 for case in suite.cases if case.group == group)
         if count != counts[group]:
-            problems.append(f"groups: {group} has {count} cases, expected {counts[group]}")
+            problems.append(f"groups: {group} has {counted(count, 'case')}, expected {counts[group]}")
     seen: dict[str, int] = {}
     folded: dict[str, int] = {}
     for index, case in enumerate(suite.cases):

@@ -164,18 +164,38 @@ def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
     )
 
 
+def _parts(version: str) -> tuple[int, int, int]:
+    major, minor, patch = version.split("-")[0].split("+")[0].split(".")
+    return int(major), int(minor), int(patch)
+
+
+def next_version(old: str, bump: Bump) -> str:
+    """The version `bump` makes of `old` (`old` itself for none)."""
+    major, minor, patch = _parts(old)
+    return {
+        "none": old,
+        "patch": f"{major}.{minor}.{patch + 1}",
+        "minor": f"{major}.{minor + 1}.0",
+        "major": f"{major + 1}.0.0",
+    }[bump]
+
+
 def bump_problem(diff: SuiteDiff) -> str | None:
     """One line saying why NEW's version is wrong for the changes, or None when it is right."""
     if diff.bump_ok:
         return None
-    return (
-        f"version {diff.new_version} is a {diff.actual} bump from {diff.old_version}, but the changes "
-        f"need a {diff.required} bump ({_reason(diff)})"
-    )
+    old, new = diff.old_version, diff.new_version
+    actual = {
+        "none": f"version {new} is the same as the old suite's",
+        "backwards": f"version {new} is lower than {old}",
+        "invalid": f"version {new} is not one major, minor or patch step from {old}",
+    }.get(diff.actual, f"version {new} is a {diff.actual} bump from {old}")
+    if diff.required == "none":
+        return f"{actual}, but nothing changed: no bump is needed (keep {old})"
+    target = f": make it {next_version(old, diff.required)}" if SEMVER.match(old) else ""
+    return f"{actual}, but the changes need a {diff.required} bump ({_reason(diff)}){target}"
 
 
 def _reason(diff: SuiteDiff) -> str:
-    if diff.required == "none":
-        return "nothing changed"
     first = next(change for change in diff.changes if change.bump == diff.required)
     return f"{first.case}: {first.what}"

@@ -40,7 +40,7 @@ from lobrec.fakegateway.faults import (
     decode_fault_rules,
     planned_status,
 )
-from lobrec.fakegateway.models import FLAKY, MODELS, answer, locate
+from lobrec.fakegateway.models import FLAKY, MODELS, answer, locate, scripted_as
 from lobrec.fakegateway.ratelimit import RateLimit, RateLimiter, checked_limit, rate_limited_reply
 from lobrec.fakegateway.wire import (
     CREATED,
@@ -446,7 +446,8 @@ class FakeGateway:
         self, model: str, case: str | None, step: int | None, body: bytes
     ) -> tuple[FaultAction | None, FakeReply]:
         recorded = self.replies.get(model)
-        reply = recorded or (None if model == FLAKY else answer(self.suite, body))
+        # A copy (`fixture/flaky@LABEL`) counts its runs too: it answers exactly as its model.
+        reply = recorded or (None if scripted_as(model) == FLAKY else answer(self.suite, body))
         with self._lock:
             fault = self._book.take(model, case, step)
             if reply is None:

@@ -16,6 +16,7 @@ from typing import NamedTuple
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
+from lobrec.core.words import counted
 
 DASH = "—"
 NO_SCORES = "no scores: every case errored"
@@ -77,23 +78,68 @@ def latency(ms: float | None) -> str:
     return f"{ms / 1000:.2f} s"
 
 
-def delta(value: float | None, unit: str) -> str:
-    """A signed difference: `+2.5 pp` (rates), `-120 ms`, `+$0.013`; a dash when undefined."""
-    if value is None:
-        return DASH
-    sign = "+" if value > 0 else "-" if value < 0 else ""
-    size = abs(value)
+def _shown(value: float, unit: str, extra: int) -> tuple[float, str, int]:
+    """`value` rounded as printed with `extra` more decimals: (the printed number, the text, its
+    decimals in the delta's unit)."""
     if unit == "pp":
-        text = f"{size:.1f} pp"
-    elif unit == "ms":
-        text = latency(size)
-    elif unit == "usd":
-        text = cost(size)
-    else:
-        raise ValueError(f"unknown unit {unit!r}")
-    if text in ("0.0 pp", "0 ms", "$0.00"):
-        return text
-    return sign + text
+        places = 1 + extra
+        shown = round(value, places)
+        return shown, f"{shown:.{places}f}%", places
+    if unit == "ms":
+        shown = round(value, extra)
+        if shown < 1000:
+            return shown, f"{shown:.{extra}f} ms", extra
+        places = 2 + extra
+        seconds = round(value / 1000, places)
+        return seconds * 1000, f"{seconds:.{places}f} s", max(0, places - 3)
+    if unit == "usd":
+        places = _decimals_for(value) + extra
+        shown = round(value, places)
+        return shown, f"${shown:.{places}f}", places
+    raise ValueError(f"unknown unit {unit!r}")
+
+
+_EXTRA_DECIMALS = 3
+"""How many decimals a pair of values may gain so that two different values print differently."""
+
+
+class Change(NamedTuple):
+    """Two values and their difference as printed, in agreement: the difference is the one between
+    the printed values, so `23 ms → 24 ms` never reads `0 ms worse`."""
+
+    a: str
+    b: str
+    delta: str
+    shown: float | None
+    """The difference of the printed values (None when either is missing): what better or worse
+    is judged on, so a printed 0 is neither."""
+
+
+def _pair(a: float, b: float, unit: str, extra: int) -> tuple[str, str, float, int]:
+    """Both values printed with `extra` more decimals, their printed difference and its decimals."""
+    (ra, ta, da), (rb, tb, db) = _shown(a, unit, extra), _shown(b, unit, extra)
+    places = max(da, db) if rb != ra else {"pp": 1, "ms": 0, "usd": 2}[unit]
+    return ta, tb, round(rb - ra, places), places
+
+
+def change(a: float | None, b: float | None, unit: str) -> Change:
+    """`a`, `b` and `b - a` as text: with more decimals when two different values would otherwise
+    print alike, and the difference taken from the printed values."""
+    if a is None or b is None:
+        plain = {"pp": percent, "ms": latency, "usd": cost}[unit]
+        return Change(plain(a), plain(b), DASH, None)
+    for extra in range(_EXTRA_DECIMALS + 1):
+        ta, tb, shown, places = _pair(a, b, unit, extra)
+        # Enough decimals when different values print differently and the printed difference is
+        # the true one to within half its last place (23.3 → 23.5 ms is +0.2 ms, not +1 ms).
+        if (ta != tb or a == b) and abs(shown - (b - a)) <= 0.5 * 10**-places + 1e-9:
+            break
+    else:  # no precision does both: printed plainly, the difference of what is printed
+        ta, tb, shown, places = _pair(a, b, unit, 0)
+    size = f"{abs(shown):.{places}f}"
+    text = {"pp": f"{size} pp", "ms": f"{size} ms", "usd": f"${size}"}[unit]
+    sign = "+" if shown > 0 else "-" if shown < 0 else ""
+    return Change(ta, tb, sign + text, shown)
 
 
 # --- text from models ----------------------------------------------------------------------------
@@ -187,7 +233,7 @@ def count_line(model: ModelResult) -> str:
     """The counts for one model, in words."""
     counts = model.counts
     return (
-        f"{counts.scored} of {counts.cases} cases scored; {counts.errored} errored, "
+        f"{counts.scored} of {counted(counts.cases, 'case')} scored; {counts.errored} errored, "
         f"{counts.stale} stale, {counts.unrecorded} unrecorded"
     )
 

@@ -16,27 +16,22 @@ from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, Unpaired
 from lobrec.core.tiers import resolution_sentence
-from lobrec.reports._format import cost, delta, latency, percent, printable
+from lobrec.core.words import counted
+from lobrec.reports._format import Change, change, printable
 from lobrec.reports.markdown import md, table
 
 _LIST_LIMIT = 20
 """How many case ids a terminal list names before it says how many more; files list all."""
 
 
-def _value(item: MetricDelta, value: float | None) -> str:
-    if item.unit == "pp":
-        return percent(value)
-    if item.unit == "ms":
-        return latency(value)
-    return cost(value)
-
-
-def direction(item: MetricDelta) -> str:
-    """`better`, `worse` or empty, from B's side, for a metric whose delta is not zero."""
-    if item.delta is None or item.delta == 0:
-        return ""
-    improved = item.delta < 0 if item.lower_is_better else item.delta > 0
-    return "better" if improved else "worse"
+def shown(item: MetricDelta) -> tuple[Change, str]:
+    """A metric's values and difference as printed, and `better`, `worse` or empty from B's side:
+    judged on the printed difference, so a printed zero is neither."""
+    texts = change(item.a, item.b, item.unit)
+    if not texts.shown:
+        return texts, ""
+    improved = texts.shown < 0 if item.lower_is_better else texts.shown > 0
+    return texts, "better" if improved else "worse"
 
 
 def _left_out_label(item: Unpaired) -> str:
@@ -71,8 +66,9 @@ def _repeated_lines(cmp: Comparison) -> list[str]:
     assert repeats is not None
     lines = [
         f"Exact sign test on per-case pass rates: {cmp.interpretation}.",
-        f"Pass rate lower in B: {cmp.b} cases; higher in B: {cmp.c}; equal: {repeats.ties} (dropped).",
-        f"Paired: {cmp.paired} cases scored in both (A over {repeats.runs_a} "
+        f"Pass rate lower in B: {counted(cmp.b, 'case')}; higher in B: {cmp.c}; "
+        f"equal: {repeats.ties} (dropped).",
+        f"Paired: {counted(cmp.paired, 'case')} scored in both (A over {repeats.runs_a} "
         f"{'run' if repeats.runs_a == 1 else 'runs'}, B over {repeats.runs_b} "
         f"{'run' if repeats.runs_b == 1 else 'runs'}); {len(cmp.unpaired)} left out.",
     ]
@@ -115,7 +111,7 @@ def summary_lines(cmp: Comparison) -> list[str]:
     lines = [
         f"Exact McNemar test: {cmp.interpretation}.",
         f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
-        f"Paired: {cmp.paired} cases scored in both ({cmp.both_passed} passed in both, "
+        f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
         f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
         *_resolution_lines(cmp),
     ]
@@ -147,13 +143,13 @@ def diff_table(cmp: Comparison) -> Table:
     result.add_column("B − A", justify="right", no_wrap=True)
     result.add_column("", no_wrap=True)
     for item in cmp.deltas:
-        verdict = direction(item)
+        texts, verdict = shown(item)
         style = {"better": "green", "worse": "red"}.get(verdict, "")
         result.add_row(
             Text(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
-            Text(_value(item, item.a)),
-            Text(_value(item, item.b)),
-            Text(delta(item.delta, item.unit), style=style),
+            Text(texts.a),
+            Text(texts.b),
+            Text(texts.delta, style=style),
             Text(verdict, style=style),
         )
     return result
@@ -177,16 +173,11 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
 def render_diff_markdown(cmp: Comparison) -> str:
     """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
     full (a file is read later and elsewhere; only the terminal shortens them)."""
-    rows = [
-        [
-            md(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
-            md(_value(item, item.a)),
-            md(_value(item, item.b)),
-            md(delta(item.delta, item.unit)),
-            direction(item),
-        ]
-        for item in cmp.deltas
-    ]
+    rows = []
+    for item in cmp.deltas:
+        texts, verdict = shown(item)
+        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
+        rows.append([md(label), md(texts.a), md(texts.b), md(texts.delta), verdict])
     header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
     parts = [
         f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",

@@ -56,6 +56,7 @@ from lobrec.core.suite import (
     Subset,
     Suite,
 )
+from lobrec.core.words import counted
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -83,7 +84,10 @@ from lobrec.reports.repeats import (
     leaderboard_columns,
     repeats_lines,
     run_cases,
+    runs_tally,
     runs_to_record,
+    unscored_runs,
+    unscored_which,
 )
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -283,8 +287,10 @@ def _mismatches_html(mismatches: list[Mismatch]) -> str:
     if not mismatches:
         return ""
     rows = "".join(
-        f"<tr><td><code>{_esc(m.path)}</code></td><td><code>{_esc(_json(m.expected))}</code></td>"
-        f"<td><code>{_esc(_json(m.got))}</code></td><td>{_esc(m.reason)}</td></tr>"
+        f'<tr><td data-label="Path"><code>{_esc(m.path)}</code></td>'
+        f'<td data-label="Expected"><code>{_esc(_json(m.expected))}</code></td>'
+        f'<td data-label="Got"><code>{_esc(_json(m.got))}</code></td>'
+        f'<td data-label="Reason">{_esc(m.reason)}</td></tr>'
         for m in mismatches
     )
     return (
@@ -492,16 +498,16 @@ def _sort_value(value: float | str | None) -> str:
 
 
 def _sort_head(column: Column) -> str:
+    """A heading that sorts when clicked. Its arrow is added by the script, with the words that say
+    a heading sorts: with JavaScript off nothing sorts, so nothing says it does."""
     spec = sort_key(column)
     active = DEFAULT_SORT.lstrip("-") == spec.key
     direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
     aria = f' aria-sort="{direction}"' if active else ""
-    arrow = ("▼" if direction == "descending" else "▲") if active else ""
     return (
         f'<th class="{"num" if column.numeric else "text"}" scope="col"{aria}>'
         f'<button type="button" class="sort" data-key="{spec.key}" data-first="{spec.first}"'
-        f"{' data-text' if spec.text else ''}>{_esc(column.label)}"
-        f'<span class="arrow" aria-hidden="true">{arrow}</span></button></th>'
+        f"{' data-text' if spec.text else ''}>{_esc(column.label)}</button></th>"
     )
 
 
@@ -540,7 +546,7 @@ def _leaderboard_html(run: RunResult) -> str:
         f'<div class="scroll"><table class="board leader" data-default-sort="{DEFAULT_SORT}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
         f'<p class="sub">{_esc(key)} · under each rate, its 95% interval (Wilson); hover a rate for its '
-        "counts · click a heading to sort by it, again to reverse</p>"
+        'counts<span id="sort-hint"></span></p>'
         f'<ul class="notes">{notes}</ul></section>'
     )
 
@@ -853,12 +859,17 @@ def _matrix_html(run: RunResult, suite: Suite) -> str:
                 used.add(cell_id)
                 symbol, word = _STATUS[status]
                 title = f"{_esc(case_id)} · {_esc(model.model)}"
+                unscored = ""
                 if repeated is not None and model.repeats is not None:
-                    word = f"{repeated.passes}/{model.repeats.runs}"
-                    title += f" · passed {word} runs ({repeated.scored} scored)"
+                    runs = model.repeats.runs
+                    title += f" · passed {repeated.passes}/{runs} runs ({repeated.scored} scored)"
+                    if repeated.scored < runs:  # said on the cell, not only in the hover
+                        title += f" · {unscored_which(repeated)}"
+                        unscored = f'<span class="unscored">{_esc(unscored_runs(repeated))}</span>'
+                    word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
                 cells.append(
                     f'<td class="cell {status}"><details class="cell" id="{_esc(cell_id)}">'
-                    f'<summary title="{title}">{symbol} {word}</summary>'
+                    f'<summary title="{title}">{symbol} {word}{unscored}</summary>'
                     f"{_panel_html(model, case_id, case, result, status)}</details></td>"
                 )
             failing = any(status != "pass" for status in statuses)
@@ -894,7 +905,7 @@ _STYLE = """
 }
 * { box-sizing: border-box; }
 body {
-  margin: 0 auto; max-width: 1320px; padding: 24px 32px 64px; color: var(--ink); background: #fff;
+  margin: 0 auto; max-width: 1440px; padding: 24px 32px 64px; color: var(--ink); background: #fff;
   font: 14px/1.5 system-ui, -apple-system, "Segoe UI", "Noto Sans", "DejaVu Sans", sans-serif;
 }
 h1 { font-size: 24px; margin: 0 0 4px; }
@@ -918,7 +929,8 @@ table { border-collapse: collapse; }
 .text { text-align: left; }
 
 /* leaderboard and groups */
-.board th, .board td { padding: 6px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+/* Narrow padding: at 1400 px the whole leaderboard, its warning columns last, fits with repeats. */
+.board th, .board td { padding: 6px 5px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 .board thead th {
   background: var(--soft); font-weight: 600; border-bottom: 2px solid var(--line);
   white-space: normal; vertical-align: bottom;
@@ -934,7 +946,9 @@ ul.notes { margin: 8px 0 0; padding-left: 20px; color: var(--muted); }
 .groups .value { position: relative; }
 
 /* plot */
-svg.plot { display: block; max-width: 100%; height: auto; }
+/* Never drawn so small that its labels cannot be read (12 px text at 666/720 is 11.1 px): a narrow
+   screen scrolls the plot sideways instead. */
+svg.plot { display: block; max-width: 100%; min-width: 666px; height: auto; }
 svg .frame { fill: #fff; stroke: var(--line); }
 svg .grid { stroke: #eaeef2; }
 svg .tick { font-size: 11px; fill: var(--muted); }
@@ -974,6 +988,7 @@ td.cell > details > summary {
   font-weight: 600; font-size: 13px; white-space: nowrap;
 }
 td.cell > details > summary::-webkit-details-marker { display: none; }
+td.cell .unscored { display: block; font-size: 11px; color: var(--muted); white-space: nowrap; }
 td.cell > details > summary:hover { text-decoration: underline; }
 td.cell > details > summary:focus-visible, details.cell[open] > summary {
   outline: 3px solid var(--accent); outline-offset: -3px;
@@ -982,7 +997,7 @@ td.cell > details > summary:focus-visible, details.cell[open] > summary {
 /* an open cell: a panel on the right */
 details.cell > .panel {
   position: fixed; top: 12px; right: 12px; max-height: calc(100vh - 24px);
-  width: min(780px, calc(100vw - 24px));
+  width: min(780px, calc(100% - 24px));
   overflow: auto; z-index: 10; background: #fff; color: var(--ink); border: 1px solid var(--line);
   border-radius: 10px; box-shadow: 0 12px 40px rgba(31, 35, 40, .25); padding: 0 18px 18px;
   text-align: left; font-weight: 400;
@@ -1041,9 +1056,10 @@ svg .label { paint-order: stroke; stroke: #fff; stroke-width: 3px; stroke-linejo
 /* sortable leaderboard headings: buttons, with an arrow on the sorted one */
 .board thead th button.sort {
   font: inherit; font-weight: 600; color: inherit; background: none; border: 0; padding: 0; margin: 0;
-  cursor: pointer; text-align: inherit;
+  cursor: default; text-align: inherit;
 }
-.board thead th button.sort:hover { color: var(--accent); }
+.js .board thead th button.sort { cursor: pointer; }
+.js .board thead th button.sort:hover { color: var(--accent); }
 .board thead th button.sort:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 .arrow { display: inline-block; min-width: 1.1em; font-size: 10px; color: var(--accent); text-align: center; }
 .arrow:empty::after { content: "↕"; color: #afb8c1; }
@@ -1073,6 +1089,23 @@ details.fold > summary:focus-visible { outline: 2px solid var(--accent); outline
 .group-count { margin-left: 6px; font-weight: 400; font-size: 12px; color: var(--muted); }
 tbody.folded > tr.case { display: none; }
 tbody:has(> tr.group details.fold:not([open])) > tr.case { display: none; }
+
+/* a phone: the page's margins shrink, an open cell's expected and observed calls stack, long values
+   wrap, and "Why it failed" becomes one block per mismatch with each value under its column's name */
+details.cell > .panel code { overflow-wrap: anywhere; }
+@media (max-width: 640px) {
+  body { padding: 16px 12px 48px; }
+  details.cell > .panel { top: 6px; right: 6px; width: calc(100% - 12px); max-height: calc(100vh - 12px);
+    padding: 0 12px 12px; }
+  .cols { grid-template-columns: 1fr; gap: 8px; }
+  table.mismatches, table.mismatches tbody, table.mismatches tr, table.mismatches td { display: block; }
+  table.mismatches thead { display: none; }
+  table.mismatches tr { border-top: 1px solid #f5c2c0; padding: 4px 0; }
+  table.mismatches td { border: 0; padding: 2px 8px; }
+  table.mismatches td::before {
+    content: attr(data-label); display: block; font-size: 11px; font-weight: 600; color: var(--fail-ink);
+  }
+}
 """
 
 _SCRIPT = r"""
@@ -1306,6 +1339,18 @@ _SCRIPT = r"""
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape") each(openCells(), function (cell) { cell.open = false; });
   });
+  /* Sorting needs this script: its arrows and the words that offer it come with it. */
+  document.documentElement.classList.add("js");
+  if (board) {
+    each(board.querySelectorAll("button.sort"), function (button) {
+      var arrow = document.createElement("span");
+      arrow.className = "arrow";
+      arrow.setAttribute("aria-hidden", "true");
+      button.appendChild(arrow);
+    });
+    var hint = document.getElementById("sort-hint");
+    if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
+  }
   function fromHash() {
     state = readHash();
     if (!CELL.test(state.open || "")) state.open = "";
@@ -1373,7 +1418,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
             f"<header><h1>Tool calling on {_esc(run.suite.name)} "
             f'<span class="version">{_esc(run.suite.version)}'
             "</span></h1>",
-            f'<p class="sub">{len(models)} model{"s" if len(models) != 1 else ""} · {cases} cases · '
+            f'<p class="sub">{counted(len(models), "model")} · {counted(cases, "case")} · '
             "a score is comparable only to another score on the same suite version</p>",
             f'<p class="sub provenance">{_esc(provenance(run))}</p>',
             f"{mismatch_note}</header>\n",

@@ -20,6 +20,7 @@ import re
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.metrics import COST_DECIMALS
 from lobrec.core.results import ModelResult, Rate, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -223,8 +224,8 @@ def render_markdown(run: RunResult) -> str:
     cases = max((len(model.cases) for model in models), default=0)
     parts = [
         f"### Tool calling on {md(run.suite.name)} {md(run.suite.version)}",
-        f"Suite **{md(run.suite.name)}** version {md(run.suite.version)}, {cases} cases, "
-        f"{len(models)} model{'s' if len(models) != 1 else ''}. "
+        f"Suite **{md(run.suite.name)}** version {md(run.suite.version)}, {counted(cases, 'case')}, "
+        f"{counted(len(models), 'model')}. "
         "A score is comparable only to another score on the same suite version. " + md(provenance(run)),
         leaderboard(run),
         md(KEY) + (f"  \n{md(REPEATS_KEY)}" if any_repeats(run) else ""),

@@ -6,6 +6,8 @@ line such as `recording: 40/80 done, 1 errored, 8 in flight, $0.0123 spent; last
 sel-01: step 1: ...` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, at once
 when a live run's case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
 a run that printed any. A `note` (a model that failed fast) is printed at once.
+When several models record at once, each gets its own bar under the total (on a terminal) or its
+count at the end of the line (`; a 30/40, b 10/40 (1 errored)`).
 """
 
 from __future__ import annotations
@@ -13,13 +15,16 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -38,6 +43,15 @@ REASON_CHARS = 120
 def _shortened(reason: str) -> str:
     """A reason short enough for a progress line (the whole one is in the summary at the end)."""
     return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + "…"
+
+
+@dataclass
+class _ModelCounts:
+    total: int
+    task: TaskID
+    started: int = 0
+    done: int = 0
+    errored: int = 0
 
 
 class RunProgress(RunnerProgress):
@@ -84,6 +98,8 @@ class RunProgress(RunnerProgress):
         self.reasons: set[str] = set()
         self.last_line = clock()
         self.lines = 0
+        self.models: dict[str, _ModelCounts] = {}
+        """Per model, when several record at once (`planned_models`)."""
 
     def __enter__(self) -> RunProgress:
         self.bar.start()
@@ -101,8 +117,19 @@ class RunProgress(RunnerProgress):
         self.bar.update(self.task, total=count)
         self._refresh()
 
+    def planned_models(self, counts: dict[str, int]) -> None:
+        if len(counts) < 2:
+            return
+        for model, total in counts.items():
+            name = escape(printable(model))
+            task = self.bar.add_task(f"  {name}", total=total, errored=0, running=0, why="")
+            self.models[model] = _ModelCounts(total=total, task=task)
+        self._refresh()
+
     def started(self, model: str, case_id: str) -> None:
         self.started_count += 1
+        if model in self.models:
+            self.models[model].started += 1
         self._refresh()
 
     def finished(self, model: str, result: CaseResult) -> None:
@@ -114,6 +141,9 @@ class RunProgress(RunnerProgress):
             self.last_errored = printable(f"{model} {result.id}: {_shortened(reason)}")
             new_reason = reason not in self.reasons and len(self.reasons) < SHOWN_REASONS
             self.reasons.add(reason)
+        if model in self.models:
+            self.models[model].done += 1
+            self.models[model].errored += result.status == "errored"
         self.spent_usd += math.fsum(call.cost_usd for call in result.api_calls if call.cost_usd is not None)
         self._refresh()
         # A live run says at once why a case errored (a rescore's reasons were seen when recorded).
@@ -134,6 +164,21 @@ class RunProgress(RunnerProgress):
             running=self.started_count - self.done,
             why=why,
         )
+        for counts in self.models.values():
+            self.bar.update(
+                counts.task,
+                completed=counts.done,
+                errored=counts.errored,
+                running=counts.started - counts.done,
+            )
+
+    def by_model(self) -> str:
+        """Each model's cases done of its total (`a 30/40, b 10/40 (1 errored)`), or empty for one model."""
+        return ", ".join(
+            f"{printable(model)} {counts.done}/{counts.total}"
+            + (f" ({counts.errored} errored)" if counts.errored else "")
+            for model, counts in self.models.items()
+        )
 
     def status_line(self) -> str:
         total = "?" if self.total is None else str(self.total)
@@ -141,6 +186,8 @@ class RunProgress(RunnerProgress):
         line += f"{self.started_count - self.done} in flight"
         if self.spending and self.spent_usd:
             line += f", ${self.spent_usd:.4f} spent"
+        if self.models:
+            line += f"; {self.by_model()}"
         if self.last_errored:
             line += f"; last errored: {self.last_errored}"
         return line

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import CaseResult, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
 
 REPEATS_KEY = (
@@ -34,6 +35,31 @@ def overall_cell(model: ModelResult) -> str:
         return text
     sd = model.repeats.spread["overall"].sd
     return text if sd is None else f"{text} ± {sd:.1f}"
+
+
+def runs_tally(entry: CaseRuns, runs: int) -> str:
+    """A case's k of K where every run was scored (`2/3`); else k of the scored runs, of K
+    (`2/2 of 3`), so a run that was not scored never reads as a failed one."""
+    return f"{entry.passes}/{runs}" if entry.scored == runs else f"{entry.passes}/{entry.scored} of {runs}"
+
+
+def unscored_runs(entry: CaseRuns) -> str:
+    """The runs of a case that were not scored, by why, in words (`1 unrecorded, 1 errored`; empty
+    when every run was scored)."""
+    tally: dict[str, int] = {}
+    for outcome in entry.outcomes:
+        if outcome not in ("passed", "failed"):
+            tally[outcome] = tally.get(outcome, 0) + 1
+    return ", ".join(f"{count} {outcome}" for outcome, count in tally.items())
+
+
+def unscored_which(entry: CaseRuns) -> str:
+    """Which runs were not scored, for a hover: `run 1 unrecorded, run 3 errored`."""
+    return ", ".join(
+        f"run {number} {outcome}"
+        for number, outcome in enumerate(entry.outcomes, start=1)
+        if outcome not in ("passed", "failed")
+    )
 
 
 def rate_with_counts(rate: Rate) -> str:
@@ -138,7 +164,9 @@ def repeats_lines(model: ModelResult) -> list[str]:
     ]
     incomplete = sum(case.scored < k for case in repeats.cases)
     if incomplete:
-        lines.append(f"{incomplete} cases not scored in every run (left out of pass^{k} and pass@{k})")
+        lines.append(
+            f"{counted(incomplete, 'case')} not scored in every run (left out of pass^{k} and pass@{k})"
+        )
     return lines
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import RateChange, SuiteChanges
-from lobrec.reports._format import cost, delta, latency, percent, printable
+from lobrec.reports._format import change, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,20 +24,10 @@ LABELS = {metric: label for metric, label, _ in RATE_METRICS} | {
 UNITS = {"latency_p50_ms": "ms", "cost_per_100_cases_usd": "usd"}
 
 
-def _value(item: RateChange, value: float | None) -> str:
-    unit = UNITS.get(item.metric, "pp")
-    return percent(value) if unit == "pp" else latency(value) if unit == "ms" else cost(value)
-
-
 def rows(item_list: list[RateChange]) -> list[tuple[str, str, str, str]]:
     """(metric, under OLD, under NEW, NEW - OLD) as text, one row per metric."""
     return [
-        (
-            LABELS.get(item.metric, item.metric),
-            _value(item, item.old),
-            _value(item, item.new),
-            delta(item.delta, UNITS.get(item.metric, "pp")),
-        )
+        (LABELS.get(item.metric, item.metric), *change(item.old, item.new, UNITS.get(item.metric, "pp"))[:3])
         for item in item_list
     ]
 

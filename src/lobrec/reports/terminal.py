@@ -20,6 +20,7 @@ from rich.table import Row, Table
 from rich.text import Text
 
 from lobrec.core.results import ModelResult, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -142,12 +143,32 @@ def _key(run: RunResult) -> str:
     return KEY + (f"\n{REPEATS_KEY}" if any_repeats(run) else "")
 
 
+KEY_SEPARATOR = " · "
+
+
+def key_text(run: RunResult, width: int) -> Text:
+    """The key under the leaderboard, its phrases (`↓ lower is better`, ...) packed into lines of
+    at most `width` columns: a line breaks between phrases, never inside one."""
+    lines = []
+    for line in _key(run).split("\n"):
+        current = ""
+        for phrase in line.split(KEY_SEPARATOR):
+            trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase
+            if current and cell_len(trial) > width:
+                lines.append(current + KEY_SEPARATOR.rstrip())
+                current = phrase
+            else:
+                current = trial
+        lines.append(current)
+    return Text("\n".join(lines))
+
+
 def leaderboard_tables(run: RunResult, width: int) -> tuple[list[Table], bool]:
     """The leaderboard laid out for `width` columns, never cutting a value: whole when it fits;
         else without the count columns (printed below as lines, the `bool`); else in parts, each
         starting with the model names and holding as many columns, left to right, as fit (the key is
     then printed below the parts, at the terminal's width)."""
-    whole = leaderboard_table(run)
+    whole = leaderboard_table(run, caption=False)
     if _natural_width(whole) <= width:
         return [whole], False
     columns = [column for column in terminal_columns(run) if not column.count]
@@ -272,8 +293,9 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
         skipped = sum(len(unrecorded) for _, _, unrecorded in entries)
         entries = [(model, stale, []) for model, stale, _ in entries if stale]
         note = (
-            f"Partial run (--case): {skipped} cases not asked for have no recording yet and are left "
-            "out of every rate."
+            f"Partial run (--case): {counted(skipped, 'case')} not asked for "
+            f"{'has' if skipped == 1 else 'have'} no recording yet and {'is' if skipped == 1 else 'are'} "
+            "left out of every rate."
             if skipped
             else None
         )
@@ -300,14 +322,15 @@ def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
 def render_leaderboard(
     run: RunResult, console: Console, *, by_group: bool = False, partial: bool = False
 ) -> None:
-    """Print the leaderboard, the notes, optionally the per-group table, and what to re-record."""
+    """Print the leaderboard, its key, the notes, optionally the per-group table (`--by-group`), and
+    what to re-record."""
     tables, narrow = leaderboard_tables(run, console.width)
     for index, table in enumerate(tables):
         if index:
             console.print()
         console.print(table)
+    console.print(key_text(run, console.width))
     if narrow:
-        console.print(Text(_key(run)))
         console.print(counts_text(run))
     console.print(Text(provenance(run)), style="dim")
     notes = notes_text(run)
