@@ -25,7 +25,8 @@ import math
 from fractions import Fraction
 from typing import Literal
 
-from lobrec.core.repeats import case_pass_rates
+from lobrec.core.failures import FAILURE_KINDS, UNCLASSIFIED, failed_step_kinds
+from lobrec.core.repeats import case_pass_rates, run_cases
 from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, Resolution, SuiteRef
 
 SIGNIFICANCE = 0.05
@@ -54,6 +55,16 @@ class MetricDelta(Record):
     a: float | None
     b: float | None
     delta: float | None
+
+
+class KindChange(Record):
+    """One failure kind's failed steps on each side (every run, every scored case) and `b - a`."""
+
+    kind: str
+    """A kind of `lobrec.core.failures.FAILURE_KINDS`, or `unclassified` (a file from before kinds)."""
+    a: int
+    b: int
+    change: int
 
 
 class Unpaired(Record):
@@ -131,6 +142,8 @@ class Comparison(Record):
     resolved: bool | None = None
     """The observed overall difference is at least `resolution.min_difference`; null when either
     is unknown."""
+    kinds: list[KindChange] = []
+    """How the failure kinds moved: each kind either side has, in precedence order (`kind_changes`)."""
 
     @property
     def same_suite(self) -> bool:
@@ -223,6 +236,30 @@ def metric_deltas(a: ModelResult, b: ModelResult) -> list[MetricDelta]:
             )
         )
     return deltas
+
+
+def model_failed_steps(model: ModelResult) -> dict[str, int]:
+    """The model's failed steps by kind over every run (`failed_step_kinds`)."""
+    return failed_step_kinds(case for cases in run_cases(model) for case in cases)
+
+
+def kind_changes(a: ModelResult, b: ModelResult) -> list[KindChange]:
+    """Per kind either side has, A's count of failed steps, B's and the change, in precedence order.
+
+    Counted over every scored case and every run of each side, paired or not, so each side's counts
+    add up to its failed steps (with repeats, a side with more runs has more steps to fail).
+    """
+    counts_a, counts_b = model_failed_steps(a), model_failed_steps(b)
+    return [
+        KindChange(
+            kind=kind,
+            a=counts_a.get(kind, 0),
+            b=counts_b.get(kind, 0),
+            change=counts_b.get(kind, 0) - counts_a.get(kind, 0),
+        )
+        for kind in (*FAILURE_KINDS, UNCLASSIFIED)
+        if kind in counts_a or kind in counts_b
+    ]
 
 
 def _overall_sd(model: ModelResult) -> float | None:
@@ -323,6 +360,7 @@ def compare_repeated(a: ModelResult, b: ModelResult) -> Comparison:
         interpretation=interpret(len(paired), len(lower), len(higher), p),
         test="sign",
         repeats=repeats,
+        kinds=kind_changes(a, b),
     )
 
 
@@ -378,6 +416,7 @@ def compare(a: ModelResult, b: ModelResult) -> Comparison:
         p_value=p,
         significant=paired > 0 and p < SIGNIFICANCE,
         interpretation=interpret(paired, count_b, count_c, p),
+        kinds=kind_changes(a, b),
     )
 
 
@@ -386,6 +425,7 @@ __all__ = [
     "SIGNIFICANCE",
     "CaseRates",
     "Comparison",
+    "KindChange",
     "MetricDelta",
     "RepeatedComparison",
     "Unpaired",
@@ -393,8 +433,10 @@ __all__ = [
     "compare_repeated",
     "format_p",
     "interpret",
+    "kind_changes",
     "mcnemar_exact",
     "metric_deltas",
+    "model_failed_steps",
     "sign_test",
     "spread_sentence",
 ]

@@ -158,24 +158,40 @@ def count_failures(counts: Iterable[dict[str, int]]) -> dict[str, int]:
     return {kind: total[kind] for kind in FAILURE_KINDS if total[kind]}
 
 
-def failure_counts(cases: Iterable[CaseResult]) -> dict[str, int]:
-    """A model's failed steps of scored cases, counted by kind."""
+UNCLASSIFIED = "unclassified"
+"""The kind `failed_step_kinds` gives a failed step that has none: read from a results file written
+before failure kinds existed."""
+
+
+def failed_step_kinds(cases: Iterable[CaseResult]) -> dict[str, int]:
+    """Every failed step of the scored cases by kind, in precedence order, `unclassified` last.
+
+    Unlike `failure_counts` it accounts for every failed step, so comparing an older results file
+    with a newer one does not read as the older model failing less.
+    """
     found = Counter(
-        step.failure_kind
+        step.failure_kind or UNCLASSIFIED
         for case in cases
         if case.status == "scored"
         for step in case.steps
-        if step.failure_kind is not None
+        if not step.passed
     )
-    return count_failures([dict(found)])
+    return {kind: found[kind] for kind in (*FAILURE_KINDS, UNCLASSIFIED) if found[kind]}
+
+
+def failure_counts(cases: Iterable[CaseResult]) -> dict[str, int]:
+    """A model's failed steps of scored cases, counted by kind (the classified ones)."""
+    return {kind: n for kind, n in failed_step_kinds(cases).items() if kind != UNCLASSIFIED}
 
 
 __all__ = [
     "FAILURE_KINDS",
+    "UNCLASSIFIED",
     "StepFailure",
     "annotate_case",
     "broke_at",
     "classify_step",
     "count_failures",
+    "failed_step_kinds",
     "failure_counts",
 ]

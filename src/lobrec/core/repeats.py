@@ -282,6 +282,13 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
     )
 
 
+def run_cases(model: ModelResult) -> list[list[CaseResult]]:
+    """Each run's cases, run 1 first (one list for a model recorded once)."""
+    if model.repeats is None:
+        return [model.cases]
+    return [model.cases, *(entry.cases for entry in model.repeats.per_run[1:])]
+
+
 def case_pass_rates(model: ModelResult) -> dict[str, tuple[int, int]]:
     """(passes, runs scored) per case scored at least once: from `repeats`, or run 1's verdicts."""
     if model.repeats is not None:
@@ -300,6 +307,7 @@ __all__ = [
     "metric_spreads",
     "pass_at_k",
     "pass_hat_k",
+    "run_cases",
     "run_outcome",
     "spread",
 ]

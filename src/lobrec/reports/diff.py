@@ -1,5 +1,6 @@
 """`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict (with
-repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread).
+repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
+how the failure kinds moved.
 
 The numbers come from `lobrec.core.compare`; this module only lays them out, for the terminal
 (rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
@@ -14,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, MetricDelta, Unpaired
+from lobrec.core.compare import Comparison, KindChange, MetricDelta, Unpaired
 from lobrec.core.tiers import resolution_sentence
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
@@ -128,6 +129,58 @@ def _suite_warning(cmp: Comparison) -> str:
     )
 
 
+def kind_rows(cmp: Comparison) -> list[list[str]]:
+    """Per failure kind: the kind, A's failed steps, B's, B − A and `fewer`/`more` for B; then the
+    total. Empty when neither side has a failed step."""
+    if not cmp.kinds:
+        return []
+    total = KindChange(
+        kind="failed steps",
+        a=sum(item.a for item in cmp.kinds),
+        b=sum(item.b for item in cmp.kinds),
+        change=sum(item.change for item in cmp.kinds),
+    )
+    return [
+        [
+            item.kind,
+            str(item.a),
+            str(item.b),
+            f"{item.change:+d}" if item.change else "0",
+            "fewer" if item.change < 0 else "more" if item.change > 0 else "",
+        ]
+        for item in (*cmp.kinds, total)
+    ]
+
+
+def kinds_note(cmp: Comparison) -> str:
+    """What the kind counts count, or that there is nothing to count."""
+    if not cmp.kinds:
+        return "Failure kinds: no failed step on either side."
+    runs = cmp.repeats
+    over = (
+        f", over every run (A over {counted(runs.runs_a, 'run')}, B over {counted(runs.runs_b, 'run')})"
+        if runs is not None
+        else ""
+    )
+    return (
+        f"Failure kinds: the failed steps of every scored case on each side, paired or not{over}; "
+        "the kinds are in docs/metrics.md."
+    )
+
+
+def kinds_table(cmp: Comparison) -> Table:
+    """Failure kind, A, B, B − A and whether B has fewer or more of it (fewer is better)."""
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    result.add_column("Failure kind", no_wrap=True)
+    for name in ("A", "B", "B − A"):
+        result.add_column(name, justify="right", no_wrap=True)
+    result.add_column("", no_wrap=True)
+    for kind, a, b, delta, verdict in kind_rows(cmp):
+        style = {"fewer": "green", "more": "red"}.get(verdict, "")
+        result.add_row(Text(kind), Text(a), Text(b), Text(delta, style=style), Text(verdict, style=style))
+    return result
+
+
 def diff_table(cmp: Comparison) -> Table:
     """Metric, A, B, B - A and whether that is better or worse for B."""
     result = Table(
@@ -161,6 +214,9 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
     console.print(diff_table(cmp))
     for line in summary_lines(cmp):
         console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
+    if cmp.kinds:
+        console.print(kinds_table(cmp))
+    console.print(Text(kinds_note(cmp)))
     for label, ids in flip_lists(cmp):
         if ids:
             console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}"))
@@ -184,6 +240,10 @@ def render_diff_markdown(cmp: Comparison) -> str:
         table(header, rows, left=(0, 4)),
         *(md(line) for line in summary_lines(cmp)),
     ]
+    if cmp.kinds:
+        header = ["Failure kind", "A", "B", "B − A", ""]
+        parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
+    parts.append(md(kinds_note(cmp)))
     lists = []
     for label, ids in flip_lists(cmp):
         if ids:

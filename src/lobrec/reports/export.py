@@ -39,8 +39,12 @@ COLUMNS: tuple[str, ...] = (
     "cost_usd",
     "case_reason",
     "run",
+    "failure_kind",
+    "failure_argument",
+    "failure_check",
 )
-"""The columns, left to right, in both formats (docs/reports.md says what each holds)."""
+"""The columns, left to right, in both formats (docs/reports.md says what each holds); new columns
+go at the end, so a consumer reading by position keeps working."""
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """A cell starting with one of these would be a formula (or lead to one) in a spreadsheet."""
@@ -69,6 +73,15 @@ def step_reasons(step: StepVerdict) -> list[str]:
     return [mismatch.reason for mismatch in step.mismatches]
 
 
+def step_kind(step: StepVerdict) -> str | None:
+    """A failed step's kind as the reports name it: `wrong_tool`, or `argument_check (date: regex)`
+    naming the argument and the check; None for a passing step or one from a file before kinds."""
+    if step.failure_kind is None:
+        return None
+    named = [part for part in (step.failure_argument, step.failure_check) if part]
+    return f"{step.failure_kind} ({': '.join(named)})" if named else step.failure_kind
+
+
 def judged_call(case: CaseResult, step: StepVerdict) -> ApiCall | None:
     """The attempt whose answer was judged for `step` (the last attempt), if the results hold it."""
     found = [call for call in case.api_calls if call.step == step.index and call.judged]
@@ -95,6 +108,9 @@ def _row(
         "cost_usd": None,
         "case_reason": case.reason,
         "run": run,
+        "failure_kind": None,
+        "failure_argument": None,
+        "failure_check": None,
     }
     if step is not None:
         api = judged_call(case, step)
@@ -105,6 +121,9 @@ def _row(
             "calls": [{"name": call.name, "arguments": call.arguments} for call in step.calls],
             "latency_ms": _number(api.latency_ms) if api else None,
             "cost_usd": _number(api.cost_usd) if api else None,
+            "failure_kind": step.failure_kind,
+            "failure_argument": step.failure_argument,
+            "failure_check": step.failure_check,
         }
     return base
 

@@ -63,14 +63,14 @@ def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
 
 def failure_lines(run: RunResult) -> list[str]:
     """The compact form: per model with failed steps, its kinds, most frequent first."""
-    lines = []
-    for model in ranked(run):
-        if not model.failures:
-            continue
-        kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
-        listed = ", ".join(f"{KIND_LABELS[kind]} {count}" for kind, count in kinds)
-        lines.append(f"{printable(model.model)}: {sum(model.failures.values())} failed steps: {listed}")
-    return lines
+    return [f"{printable(model.model)}: {kinds_text(model)}" for model in ranked(run) if model.failures]
+
+
+def kinds_text(model: ModelResult) -> str:
+    """`40 failed steps: needless call 10, args not JSON 9, ...`: most frequent first."""
+    kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
+    listed = ", ".join(f"{KIND_LABELS.get(kind, kind)} {count}" for kind, count in kinds)
+    return f"{sum(model.failures.values())} failed steps: {listed}"
 
 
 def resolution_line(run: RunResult) -> str:

@@ -2,8 +2,8 @@
 
 One `<testsuite>` per model (in the results file's order) and one `<testcase>` per case, with
 `classname="<model>.<group>"` and `name="<case id>"`. A failing case has a `<failure>` whose
-`message` holds the judge's reasons; an errored case has an `<error>`; a stale or unrecorded case is
-`<skipped>`: it was not run, so it neither passes nor fails. Each `<testsuite>` (and the root
+`message` holds each failing step's failure kind and the judge's reasons; an errored case has an
+`<error>`; a stale or unrecorded case is `<skipped>`: it was not run, so it neither passes nor fails. Each `<testsuite>` (and the root
 `<testsuites>`) carries the counts: `tests`, `failures`, `errors`, `skipped` and `time`.
 
 A model recorded K times (`--repeat K`) still has one testcase per case, judged over every run: a
@@ -27,7 +27,7 @@ import xml.etree.ElementTree as ET
 
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
-from lobrec.reports.export import case_group, case_outcome, step_reasons
+from lobrec.reports.export import case_group, case_outcome, step_kind, step_reasons
 from lobrec.reports.repeats import run_verdicts, runs_by_case
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -47,15 +47,23 @@ def _case_ms(case: CaseResult) -> float:
 
 
 def failure_text(case: CaseResult) -> tuple[str, str]:
-    """(message, body) for a failing case: the reasons on one line, then step by step with calls."""
+    """(message, body) for a failing case: each failing step's kind and reasons on one line, then
+    step by step with calls (a step from a file before failure kinds gives its reasons alone)."""
     failing = [step for step in sorted(case.steps, key=lambda step: step.index) if not step.passed]
     if not failing:
         return "no step was judged", "no step was judged"
-    reasons = [reason for step in failing for reason in step_reasons(step)]
-    message = "; ".join(reasons) or f"step {failing[0].index + 1} failed"
+    said = []
+    for step in failing:
+        kind, reasons = step_kind(step), "; ".join(step_reasons(step))
+        said.append(f"{kind}: {reasons}" if kind and reasons else kind or reasons)
+    message = "; ".join(part for part in said if part) or f"step {failing[0].index + 1} failed"
     lines = []
     for step in failing:
-        lines.append(f"step {step.index + 1}: " + ("; ".join(step_reasons(step)) or "failed"))
+        kind = step_kind(step)
+        lines.append(
+            f"step {step.index + 1}{f' ({kind})' if kind else ''}: "
+            + ("; ".join(step_reasons(step)) or "failed")
+        )
         lines.extend(
             f"  called {call.name or '(no name)'}: {call.arguments or '(no arguments)'}"
             for call in step.calls

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from lobrec.core.compare import RATE_METRICS
+from lobrec.core.repeats import run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
@@ -92,13 +93,6 @@ def leaderboard_columns(run: RunResult) -> tuple[Column, ...]:
         else:
             columns.append(column)
     return tuple(columns)
-
-
-def run_cases(model: ModelResult) -> list[list[CaseResult]]:
-    """Each run's cases, run 1 first (one list for a model recorded once)."""
-    if model.repeats is None:
-        return [model.cases]
-    return [model.cases, *(entry.cases for entry in model.repeats.per_run[1:])]
 
 
 def runs_by_case(model: ModelResult) -> list[tuple[str, list[CaseResult | None]]]:

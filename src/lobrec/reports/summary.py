@@ -19,6 +19,7 @@ from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
 from lobrec.reports.export import case_group, case_outcome, step_reasons
+from lobrec.reports.insight import kinds_text
 from lobrec.reports.markdown import interval, md, no_pings, spelled, table
 from lobrec.reports.repeats import any_repeats, run_cases, run_verdicts, runs_by_case
 
@@ -76,7 +77,7 @@ def _repeated_details(model: ModelResult, suite: Suite) -> str | None:
     if not items:
         return None
     heading = ", ".join(f"{n} {label} in some run" for label, n in counted.items() if n)
-    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}"
+    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
     return f"<details><summary>{summary}</summary>\n\n" + "\n".join(items) + "\n\n</details>"
 
 
@@ -95,8 +96,13 @@ def _details(model: ModelResult, suite: Suite) -> str | None:
         f"({md(group_label(case_group(suite, case)))}): {md(_why(case))}"
         for case in (*failing, *errored)
     ]
-    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}"
+    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
     return f"<details><summary>{summary}</summary>\n\n" + "\n".join(items) + "\n\n</details>"
+
+
+def _kinds(model: ModelResult) -> str:
+    """The model's failed steps by kind, for its `<summary>` line (every run's, with repeats)."""
+    return f"; {html.escape(kinds_text(model))}" if model.failures else ""
 
 
 def to_summary(run: RunResult, suite: Suite) -> str:
