@@ -25,6 +25,8 @@ import math
 from fractions import Fraction
 from typing import Literal
 
+import msgspec
+
 from lobrec.core.failures import FAILURE_KINDS, UNCLASSIFIED, failed_step_kinds
 from lobrec.core.repeats import case_pass_rates, run_cases
 from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, Resolution, SuiteRef
@@ -142,7 +144,7 @@ class Comparison(Record):
     resolved: bool | None = None
     """The observed overall difference is at least `resolution.min_difference`; null when either
     is unknown."""
-    kinds: list[KindChange] = []
+    kinds: list[KindChange] = msgspec.field(default_factory=list)
     """How the failure kinds moved: each kind either side has, in precedence order (`kind_changes`)."""
 
     @property

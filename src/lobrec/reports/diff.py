@@ -130,7 +130,7 @@ def _suite_warning(cmp: Comparison) -> str:
 
 
 def kind_rows(cmp: Comparison) -> list[list[str]]:
-    """Per failure kind: the kind, A's failed steps, B's, B − A and `fewer`/`more` for B; then the
+    """Per failure kind: the kind, A's failed steps, B's, the change and `fewer`/`more` for B; then the
     total. Empty when neither side has a failed step."""
     if not cmp.kinds:
         return []
@@ -169,7 +169,7 @@ def kinds_note(cmp: Comparison) -> str:
 
 
 def kinds_table(cmp: Comparison) -> Table:
-    """Failure kind, A, B, B − A and whether B has fewer or more of it (fewer is better)."""
+    """Failure kind, A, B, the change and whether B has fewer or more of it (fewer is better)."""
     result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
     result.add_column("Failure kind", no_wrap=True)
     for name in ("A", "B", "B − A"):

@@ -3,8 +3,9 @@
 One `<testsuite>` per model (in the results file's order) and one `<testcase>` per case, with
 `classname="<model>.<group>"` and `name="<case id>"`. A failing case has a `<failure>` whose
 `message` holds each failing step's failure kind and the judge's reasons; an errored case has an
-`<error>`; a stale or unrecorded case is `<skipped>`: it was not run, so it neither passes nor fails. Each `<testsuite>` (and the root
-`<testsuites>`) carries the counts: `tests`, `failures`, `errors`, `skipped` and `time`.
+`<error>`; a stale or unrecorded case is `<skipped>`: it was not run, so it neither passes nor
+fails. Each `<testsuite>` (and the root `<testsuites>`) carries the counts: `tests`, `failures`,
+`errors`, `skipped` and `time`.
 
 A model recorded K times (`--repeat K`) still has one testcase per case, judged over every run: a
 case that failed in any run is a failure whose message gives each run's verdict (`flaky (passed 1
