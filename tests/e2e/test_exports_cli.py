@@ -161,6 +161,119 @@ def test_rescore_summary_names_every_model(rescored: tuple[Path, RunResult, Suit
     assert sorted(line.split(" | ")[0].removeprefix("| ") for line in table) == FIXTURE_MODELS
 
 
+KIND_COLUMNS = ("failure_kind", "failure_argument", "failure_check")
+OLD_COLUMNS = (
+    "model",
+    "case_id",
+    "group",
+    "case_status",
+    "step",
+    "passed",
+    "reasons",
+    "calls",
+    "latency_ms",
+    "cost_usd",
+    "case_reason",
+    "run",
+)
+"""The columns before failure kinds, in their order."""
+
+
+def judged_steps(run: RunResult) -> list[tuple[str, int, str, int, Any]]:
+    """(model, run, case, step number, verdict) for every judged step, in the exports' order."""
+    return [
+        (model.model, number, case.id, step.index + 1, step)
+        for model in run.models
+        for number, cases in enumerate(run_cases(model), start=1)
+        for case in cases
+        for step in sorted(case.steps, key=lambda step: step.index)
+    ]
+
+
+def test_rescore_exports_carry_each_steps_failure_kind_in_the_last_columns(
+    rescored: tuple[Path, RunResult, Suite],
+) -> None:
+    out, run, _ = rescored
+    assert list(COLUMNS) == [*OLD_COLUMNS, *KIND_COLUMNS]  # appended: positions of the old ones kept
+    lines = [json.loads(line) for line in (out / "steps.jsonl").read_text(encoding="utf-8").splitlines()]
+    table = read_csv(out / "steps.csv")
+    assert table[0][-3:] == list(KIND_COLUMNS)
+    by_step = {(r["model"], r["run"], r["case_id"], r["step"]): r for r in lines if r["step"] is not None}
+    csv_by_step = {(r[0], int(r[11]), r[1], int(r[4])): r for r in table[1:] if r[4]}
+    steps = judged_steps(run)
+    assert len(by_step) == len(csv_by_step) == len(steps)
+    for model, number, case_id, index, step in steps:
+        row = by_step[(model, number, case_id, index)]
+        kinds = (step.failure_kind, step.failure_argument, step.failure_check)
+        assert (row["failure_kind"], row["failure_argument"], row["failure_check"]) == kinds
+        assert csv_by_step[(model, number, case_id, index)][-3:] == [value or "" for value in kinds]
+        unscored = row["case_status"] not in ("passed", "failed")
+        assert (row["failure_kind"] is None) == (row["passed"] or unscored)
+    assert all(r["failure_kind"] is None for r in lines if r["step"] is None)
+    # per model, the rows' kinds add up to the results file's `failures` (every run's)
+    for model in run.models:
+        counted: dict[str, int] = {}
+        for r in lines:
+            if r["model"] == model.model and r["failure_kind"] is not None:
+                counted[r["failure_kind"]] = counted.get(r["failure_kind"], 0) + 1
+        assert counted == model.failures, model.model
+    # one worked row: auto's arg-11 misses the meeting's length
+    row = by_step[("auto", 1, "arg-11", 1)]
+    assert (row["failure_kind"], row["failure_argument"], row["failure_check"]) == (
+        "argument_check",
+        "duration_minutes",
+        "eq",
+    )
+
+
+def test_rescore_junit_failure_message_names_the_kind(rescored: tuple[Path, RunResult, Suite]) -> None:
+    out, run, _ = rescored
+    root = ET.fromstring((out / "junit.xml").read_bytes())
+    checked = 0
+    for testsuite, model in zip(root.findall("testsuite"), run.models, strict=True):
+        if model.repeats is not None:
+            continue
+        messages = {
+            case.get("name"): (case.find("failure").get("message") or "")  # type: ignore[union-attr]
+            for case in testsuite.findall("testcase")
+            if case.find("failure") is not None
+        }
+        for case in model.cases:
+            if case.status != "scored" or case.passed:
+                continue
+            first = min((step for step in case.steps if not step.passed), key=lambda step: step.index)
+            assert first.failure_kind is not None
+            assert messages[case.id].startswith(first.failure_kind), (model.model, case.id)
+            if first.failure_kind == "argument_check":
+                assert f"({first.failure_argument}: {first.failure_check})" in messages[case.id]
+            checked += 1
+    assert checked > 100
+    auto = next(suite for suite in root.findall("testsuite") if suite.get("name") == "auto")
+    arg11 = next(case for case in auto.findall("testcase") if case.get("name") == "arg-11")
+    assert arg11.find("failure").get("message") == (  # type: ignore[union-attr]
+        "argument_check (duration_minutes: eq): create_event: duration_minutes: not equal"
+    )
+    assert "step 1, argument_check (duration_minutes: eq): " in (arg11.find("failure").text or "")  # type: ignore[union-attr]
+
+
+def test_rescore_summary_counts_each_models_kinds(rescored: tuple[Path, RunResult, Suite]) -> None:
+    out, run, _ = rescored
+    text = (out / "summary.md").read_text(encoding="utf-8")
+    summaries = [line for line in text.splitlines() if line.startswith("<details><summary>")]
+    failing = [model for model in run.models if model.failures]
+    assert len(failing) >= 5
+    for model in failing:
+        (line,) = [line for line in summaries if f"<b>{model.model}</b>" in line]
+        listed = line.split("; ", 1)[1].removesuffix("</summary>")
+        total, kinds = listed.split(" failed steps: ")
+        assert int(total) == sum(model.failures.values())
+        pairs = [item.rsplit(" ", 1) for item in kinds.split(", ")]
+        assert sorted(int(n) for _, n in pairs) == sorted(model.failures.values())
+        assert [int(n) for _, n in pairs] == sorted((int(n) for _, n in pairs), reverse=True)
+    sloppy = next(line for line in summaries if "<b>fixture/sloppy</b>" in line)
+    assert "; 40 failed steps: needless call 10, args not JSON 9, made-up tool 8," in sloppy
+
+
 def test_an_export_to_stdout_moves_the_leaderboard_to_stderr() -> None:
     result = CliRunner().invoke(
         app, ["rescore", str(ROOT / "fixtures" / "cassettes"), "--jobs", "2", "--csv", "-"]

@@ -10,6 +10,7 @@ import pytest
 
 from lobrec.core.compare import (
     Comparison,
+    KindChange,
     MetricDelta,
     Unpaired,
     compare,
@@ -154,6 +155,15 @@ def test_compare_sample_models_whole_result() -> None:
         p_value=1.0,
         significant=False,
         interpretation="no significant difference at 5% (p=1)",
+        # o4: near-slack calls the wrong tool, arg-line-range and chain-status-diff fail a check;
+        # auto: sel-readme makes a tool up, nocall-ask calls one, par-two-cities makes 1 call of 2
+        kinds=[
+            KindChange(kind="call_not_needed", a=0, b=1, change=1),
+            KindChange(kind="made_up_tool", a=0, b=1, change=1),
+            KindChange(kind="missing_parallel_call", a=0, b=1, change=1),
+            KindChange(kind="wrong_tool", a=1, b=0, change=-1),
+            KindChange(kind="argument_check", a=2, b=0, change=-2),
+        ],
     )
     assert compare(o4, auto) == expected
     assert o4.metrics.cost_per_100_cases_usd == pytest.approx(0.132)

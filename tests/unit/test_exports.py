@@ -131,6 +131,9 @@ def test_a_case_with_no_judged_step_has_one_row_with_the_step_empty() -> None:
         "cost_usd": None,
         "case_reason": "the suite changed this case's request since it was recorded",
         "run": 1,
+        "failure_kind": None,
+        "failure_argument": None,
+        "failure_check": None,
     }
     assert by_key[("openai/o4-mini", "par-three-files")]["case_status"] == "errored"
     assert by_key[("auto", "arg-issue-labels")]["case_status"] == "unrecorded"
@@ -173,6 +176,9 @@ def test_csv_on_the_sample_run() -> None:
         "0.0011",
         "",
         "1",
+        "",
+        "",
+        "",
     ]
     failing = next(line for line in table if line[:2] == ["openai/o4-mini", "arg-line-range"])
     assert failing[3:6] == ["failed", "1", "false"]
@@ -218,7 +224,7 @@ def test_csv_with_hostile_strings() -> None:
     assert first[2:6] == ["selection", "failed", "1", "false"]
     assert json.loads(first[6]) == [EVIL_REASON]
     assert json.loads(first[7]) == [{"name": '=HYPERLINK("x")', "arguments": EVIL_ARGUMENTS}]
-    assert first[8:] == ["12.5", "", "", "1"]
+    assert first[8:12] == ["12.5", "", "", "1"]
     assert errored[1] == "'-errored" and errored[3] == "errored"
     assert errored[10] == "\ufffd ]]> \x1b[2J\n"
     assert stale[1] == "'\tstale" and stale[3:5] == ["stale", ""]
@@ -249,6 +255,9 @@ def test_jsonl_on_the_sample_run() -> None:
         "cost_usd": 0.0011,
         "case_reason": None,
         "run": 1,
+        "failure_kind": None,
+        "failure_argument": None,
+        "failure_check": None,
     }
     assert to_jsonl(run, suite) == text  # deterministic
 
@@ -304,8 +313,11 @@ def test_junit_on_the_sample_run() -> None:
     assert list(cases["sel-readme"]) == []
     failure = cases["chain-status-diff"].find("failure")
     assert failure is not None
-    assert failure.get("message") == 'path: expected "src/app.py", got "."'
-    assert failure.text == 'step 2: path: expected "src/app.py", got "."\n  called git_diff: {"path": "."}'
+    assert failure.get("message") == 'argument_check (path): path: expected "src/app.py", got "."'
+    assert failure.text == (
+        'step 2, argument_check (path): path: expected "src/app.py", got "."\n'
+        '  called git_diff: {"path": "."}'
+    )
     error = cases["par-three-files"].find("error")
     assert error is not None and error.get("message") == "HTTP 503 Service Unavailable after 3 retries"
     skipped = cases["sel-weather"].find("skipped")
@@ -363,7 +375,8 @@ Stale counts stale and unrecorded cases.
 
 Judged with suite lobstack-tools 1.0.0.
 
-<details><summary><b>auto</b>: 3 failing</summary>
+<details><summary><b>auto</b>: 3 failing; 3 failed steps: needless call 1, made-up tool 1, \
+parallel short 1</summary>
 
 - sel-readme (Selection): step 1: called open\\_file, which the case does not offer; expected read\\_file
 - nocall-ask (No call needed): step 1: expected no call (ask who the manager is), got a call to send\\_email
@@ -371,7 +384,8 @@ Judged with suite lobstack-tools 1.0.0.
 
 </details>
 
-<details><summary><b>openai/o4-mini</b>: 3 failing, 1 errored</summary>
+<details><summary><b>openai/o4-mini</b>: 3 failing, 1 errored; 3 failed steps: arg check 2, \
+wrong tool 1</summary>
 
 - arg-line-range (Arguments): step 1: end\\_line: expected 20, got "20" (a string is not a number)
 - near-slack (Near misses): step 1: called send\\_email, expected post\\_slack
@@ -403,9 +417,9 @@ def test_summary_with_hostile_strings() -> None:
     assert "<script>" not in text and "<b>bold</b>" not in text and "<x/>" not in text
     assert "\x1b" not in text and "\x00" not in text
     summary = next(line for line in text.splitlines() if line.startswith("<details><summary><b>="))
-    assert summary == (
+    assert summary.startswith(  # then the kinds of the model's `failures`
         "<details><summary><b>=cmd|&#x27; /C calc&#x27;!A0\\n&quot;quoted&quot;, &lt;b&gt;bold&lt;/b&gt; "
-        "]]&gt; \\x1b[31m</b>: 1 failing, 1 errored</summary>"
+        "]]&gt; \\x1b[31m</b>: 1 failing, 1 errored; "
     )
     # Each model's block is one HTML line, a blank line, a Markdown list, a blank line, </details>.
     for block in text.split("<details>")[1:]:
@@ -496,7 +510,7 @@ def test_diff_markdown_lists_every_flipped_case() -> None:
     b = msgspec.structs.replace(base, model="b", cases=b_cases)
     report = render_diff_markdown(compare(a, b))
     assert "- **Pass → fail** (30): " + ", ".join(f"c-{index:02d}" for index in range(30)) in report
-    assert " more" not in report
+    assert not re.search(r"and \d+ more", report)
 
 
 # --- docs ----------------------------------------------------------------------------------------

@@ -162,10 +162,7 @@ def kinds_note(cmp: Comparison) -> str:
         if runs is not None
         else ""
     )
-    return (
-        f"Failure kinds: the failed steps of every scored case on each side, paired or not{over}; "
-        "the kinds are in docs/metrics.md."
-    )
+    return f"Failure kinds count the failed steps of every scored case on each side, paired or not{over}."
 
 
 def kinds_table(cmp: Comparison) -> Table:

@@ -62,7 +62,7 @@ def failure_text(case: CaseResult) -> tuple[str, str]:
     for step in failing:
         kind = step_kind(step)
         lines.append(
-            f"step {step.index + 1}{f' ({kind})' if kind else ''}: "
+            f"step {step.index + 1}{f', {kind}' if kind else ''}: "
             + ("; ".join(step_reasons(step)) or "failed")
         )
         lines.extend(
