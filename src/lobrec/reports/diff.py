@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, KindChange, MetricDelta, Unpaired
+from lobrec.core.compare import Comparison, MetricDelta, Unpaired
 from lobrec.core.tiers import resolution_sentence
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
@@ -130,26 +130,17 @@ def _suite_warning(cmp: Comparison) -> str:
 
 
 def kind_rows(cmp: Comparison) -> list[list[str]]:
-    """Per failure kind: the kind, A's failed steps, B's, the change and `fewer`/`more` for B; then the
-    total. Empty when neither side has a failed step."""
+    """Per failure kind: the kind, A's failed steps, B's, the change and `fewer`/`more` for B; then
+    the total. Empty when neither side has a failed step."""
     if not cmp.kinds:
         return []
-    total = KindChange(
-        kind="failed steps",
-        a=sum(item.a for item in cmp.kinds),
-        b=sum(item.b for item in cmp.kinds),
-        change=sum(item.change for item in cmp.kinds),
-    )
-    return [
-        [
-            item.kind,
-            str(item.a),
-            str(item.b),
-            f"{item.change:+d}" if item.change else "0",
-            "fewer" if item.change < 0 else "more" if item.change > 0 else "",
-        ]
-        for item in (*cmp.kinds, total)
-    ]
+    counts = [(item.kind, item.a, item.b) for item in cmp.kinds]
+    counts.append(("failed steps", sum(item.a for item in cmp.kinds), sum(item.b for item in cmp.kinds)))
+    rows = []
+    for kind, a, b in counts:
+        word = "fewer" if b < a else "more" if b > a else ""
+        rows.append([kind, str(a), str(b), f"{b - a:+d}" if b != a else "0", word])
+    return rows
 
 
 def kinds_note(cmp: Comparison) -> str:
