@@ -57,6 +57,7 @@ from lobrec.replay import (
     with_provenance,
 )
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
+from lobrec.settings import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
@@ -64,10 +65,10 @@ from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_
 @dataclass(kw_only=True)
 class RecordOptions:
     models: list[str]
-    cassettes: Path = Path("cassettes")
+    cassettes: Path = Path(DEFAULT_CASSETTES)
     case_ids: list[str] = field(default_factory=list)
     missing: bool = False
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     adaptive: bool = True
     """Fewer requests in flight on 429/503 answers, more as calls succeed (`lobrec.throttle`)."""
     policy: RetryPolicy = field(default_factory=RetryPolicy)

@@ -1,0 +1,62 @@
+"""`lobrec config`: every setting in force here and where it came from (docs/config.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from lobrec.cli._shared import in_force, plain, report_console
+
+
+def config_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON instead of a table."),
+) -> None:
+    """Show the settings in force in this folder and where each came from.
+
+    Each setting comes from the command line, else the environment (LOBSTACK_BASE_URL), else the
+    configuration file ([tool.lobrec] in the nearest pyproject.toml, or lobrec.toml), else the
+    built-in default. The API key is never read from a file.
+    """
+    import msgspec
+
+    conf = in_force()
+    rows = [
+        {
+            "key": name.replace("_", "-"),
+            "option": option_name(name),
+            "value": setting.value,
+            "source": setting.source,
+            "where": setting.where,
+        }
+        for name, setting in conf.settings.items()
+    ]
+    if as_json:
+        document = {"file": conf.file, "settings": rows}
+        typer.echo(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    title = f"lobrec settings (file: {conf.file})" if conf.file else "lobrec settings (no configuration file)"
+    table = Table(title=Text(plain(title)), title_justify="left")
+    for heading in ("Setting", "Option", "Value", "Source"):
+        table.add_column(heading, overflow="fold")
+    for row in rows:
+        source = row["source"] if row["where"] is None else f"{row['source']} ({row['where']})"
+        table.add_row(row["key"], row["option"], Text(plain(shown(row["value"]))), Text(plain(source)))
+    report_console().print(table)
+
+
+def option_name(name: str) -> str:
+    """The command-line option that overrides a setting (`models` → `--model`)."""
+    return "--model" if name == "models" else "--" + name.replace("_", "-")
+
+
+def shown(value: Any) -> str:
+    """A value as the table shows it: a list comma-separated, no value as `-`."""
+    if value is None or value == []:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
