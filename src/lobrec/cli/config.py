@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import typer
@@ -12,7 +13,7 @@ from lobrec.cli._shared import in_force, plain, report_console
 def config_command(
     as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON instead of a table."),
 ) -> None:
-    """Show the settings in force in this folder and where each came from.
+    """Show the settings in force here and where each came from.
 
     Each setting comes from the command line, else the environment (LOBSTACK_BASE_URL), else the
     configuration file ([tool.lobrec] in the nearest pyproject.toml, or lobrec.toml), else the
@@ -40,10 +41,14 @@ def config_command(
 
     title = f"lobrec settings (file: {conf.file})" if conf.file else "lobrec settings (no configuration file)"
     table = Table(title=Text(plain(title)), title_justify="left")
-    for heading in ("Setting", "Option", "Value", "Source"):
+    for heading in ("Setting", "Option", "Value"):
         table.add_column(heading, overflow="fold")
+    table.add_column("Source", no_wrap=True)  # the column a reader scans: never broken
     for row in rows:
-        source = row["source"] if row["where"] is None else f"{row['source']} ({row['where']})"
+        where = row["where"]
+        if row["source"] == "file":
+            where = os.path.relpath(where)  # short in the table; the title and --json give it whole
+        source = row["source"] if where is None else f"{row['source']} ({where})"
         table.add_row(row["key"], row["option"], Text(plain(shown(row["value"]))), Text(plain(source)))
     report_console().print(table)
 
