@@ -147,3 +147,11 @@ def test_rescore_without_dir_or_file_still_asks_for_dir(tmp_path: Path) -> None:
     done = run_lobrec(["rescore"], cwd=tmp_path)
     assert done.returncode == 2
     assert "Missing argument 'DIR'" in done.stderr.decode()
+
+
+def test_a_file_setting_that_cannot_be_used_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "recorded").write_text("", encoding="utf-8")
+    (tmp_path / "lobrec.toml").write_text('cassettes = "recorded"\nmodels = ["m"]\n', encoding="utf-8")
+    done = run_lobrec(["record", "--base-url", "http://127.0.0.1:9/v1"], cwd=tmp_path)
+    named = f"cassettes {tmp_path / 'recorded'} (set in {tmp_path / 'lobrec.toml'})"
+    assert (done.returncode, done.stderr.decode()) == (2, f"lobrec: {named}: is a file, not a folder\n")

@@ -189,7 +189,9 @@ def record_command(
         jsonl=jsonl_out, junit=junit_out, summary=summary_out,
     )  # fmt: skip
     if cassettes.exists() and not cassettes.is_dir():
-        raise fail(f"--cassettes {cassettes}: is a file, not a folder")
+        where = conf.settings["cassettes"].where
+        named = f"cassettes {cassettes} (set in {where})" if where else f"--cassettes {cassettes}"
+        raise fail(f"{named}: is a file, not a folder")
     flags = [
         *(w for g in group for w in ("--group", g)),
         *_shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays),
