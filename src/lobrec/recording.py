@@ -46,6 +46,7 @@ from lobrec.cassettes import (
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.core.words import counted
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.files import real_folder
 from lobrec.gateway import Gateway
@@ -57,7 +58,6 @@ from lobrec.replay import (
     with_provenance,
 )
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
-from lobrec.settings import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.throttle import Throttle, ThrottledExchange
 from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 

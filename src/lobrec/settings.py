@@ -1,8 +1,8 @@
-"""The settings of a run: the built-in defaults, the configuration file, and the merge.
+"""The settings of a run: every setting's default, the configuration file, and the merge.
 
-One owner for every default `record` and `rescore` share (concurrency 8, time-out 120 s, retry
-delays 1,2,4, the cassettes folder, ...): the CLI declares its options with no default of its own
-and fills each from `resolve`. A value comes from, first found:
+The CLI declares its options with no default of its own and fills each from `resolve` (the
+constants themselves are in `lobrec.defaults`, importable without msgspec for `--help`). A value
+comes from, first found:
 
     command line  >  environment (LOBSTACK_BASE_URL, base URL only)  >  file  >  built-in default
 
@@ -24,14 +24,10 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 from lobrec.errors import ConfigError
 from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV
 
-DEFAULT_CONCURRENCY = 8
-DEFAULT_TIMEOUT_S = 120.0
-DEFAULT_RETRY_DELAYS = "1,2,4"
-"""The methodology's retry delays, as `--retry-delays` spells them (`DEFAULT_RETRY_DELAYS_S` parsed)."""
-DEFAULT_CASSETTES = "cassettes"
 CONFIG_FILE = "lobrec.toml"
 PYPROJECT = "pyproject.toml"
 
@@ -101,6 +97,10 @@ class Resolved(msgspec.Struct, frozen=True, kw_only=True):
 
     def __getitem__(self, name: str) -> Any:
         return self.settings[name].value
+
+    def reports(self) -> tuple[str | None, ...]:
+        """The report paths in `REPORT_KEYS` order (json, markdown, html, csv, jsonl, junit, summary)."""
+        return tuple(self[name] for name in REPORT_KEYS)
 
 
 def parse_delays(text: str) -> tuple[float, ...]:

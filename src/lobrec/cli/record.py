@@ -40,13 +40,7 @@ from lobrec.cli._shared import (
     say,
     with_suite_source,
 )
-from lobrec.settings import (
-    DEFAULT_CASSETTES,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_RETRY_DELAYS,
-    DEFAULT_TIMEOUT_S,
-    REPORT_KEYS,
-)
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
 
 def record_command(
@@ -167,9 +161,7 @@ def record_command(
     timeout, retry_delays, fail_under, max_errored = (
         conf["timeout"], conf["retry_delays"], conf["fail_under"], conf["max_errored"]
     )  # fmt: skip
-    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = (
-        conf[name] for name in REPORT_KEYS
-    )
+    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
     if not model:
         raise fail("no model to record: give --model (repeatable), or set models in the configuration file")

@@ -38,7 +38,6 @@ from lobrec.cli._shared import (
     say,
     with_suite_source,
 )
-from lobrec.settings import REPORT_KEYS
 
 
 def rescore_command(
@@ -100,9 +99,7 @@ def rescore_command(
         )
     cassettes_dir = Path(conf["cassettes"])
     fail_under, max_errored = conf["fail_under"], conf["max_errored"]
-    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = (
-        conf[name] for name in REPORT_KEYS
-    )
+    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
     allowance(max_errored)  # a bad value stops the command before anything is read
     one_stdout(
