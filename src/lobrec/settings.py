@@ -154,8 +154,8 @@ def load_file(path: Path, pyproject: bool) -> FileSettings:
 
 
 def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> FileSettings:
-    """Decode one `[tool.lobrec]` (or `lobrec.toml`) table; pure but for nothing: paths are joined
-    to `folder`, never touched."""
+    """Decode one `[tool.lobrec]` (or `lobrec.toml`) table named `where` in errors; relative paths
+    are joined to `folder` (never touched on disk)."""
     for key in table:
         if any(word in key.lower() for word in SECRET_WORDS):
             raise ConfigError(
