@@ -46,6 +46,7 @@ from lobrec.cassettes import (
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.core.words import counted
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.files import real_folder
 from lobrec.gateway import Gateway
@@ -64,10 +65,10 @@ from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_
 @dataclass(kw_only=True)
 class RecordOptions:
     models: list[str]
-    cassettes: Path = Path("cassettes")
+    cassettes: Path = Path(DEFAULT_CASSETTES)
     case_ids: list[str] = field(default_factory=list)
     missing: bool = False
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     adaptive: bool = True
     """Fewer requests in flight on 429/503 answers, more as calls succeed (`lobrec.throttle`)."""
     policy: RetryPolicy = field(default_factory=RetryPolicy)

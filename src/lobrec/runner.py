@@ -28,12 +28,13 @@ from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict, oversized
 from lobrec.core.suite import CallStep, Case, Message, Suite
+from lobrec.defaults import DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
 from lobrec.exchange import TIMED_OUT, Answer, Exchange, failure_kind
+from lobrec.settings import parse_delays
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
-DEFAULT_TIMEOUT_S = 120.0
-DEFAULT_RETRY_DELAYS_S = (1.0, 2.0, 4.0)
+DEFAULT_RETRY_DELAYS_S = parse_delays(DEFAULT_RETRY_DELAYS)
 COST_HEADER = "x-lobstack-cost-usd"
 MAX_CALL_COST_USD = 1000.0
 """A cost header above this for one chat completion is not credible and counts as unpriced."""

@@ -206,6 +206,7 @@ COMMANDS = [
     ["rescore"],
     ["diff"],
     ["audit"],
+    ["config"],
     ["fake-gateway"],
     ["suite"],
     ["suite", "check"],

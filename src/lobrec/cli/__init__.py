@@ -12,6 +12,7 @@ import typer
 from lobrec import __version__
 from lobrec.cli._shared import Command, Exit, fail
 from lobrec.cli.audit import audit_command
+from lobrec.cli.config import config_command
 from lobrec.cli.diff import diff_command
 from lobrec.cli.fake import FakeGatewayCommand, fake_gateway_command
 from lobrec.cli.record import record_command
@@ -62,6 +63,7 @@ app.command("rescore", cls=Command)(rescore_command)
 app.add_typer(suite_app, name="suite", help="Check the suite file, show its cases, or diff two versions.")
 app.command("diff", cls=Command)(diff_command)
 app.command("audit", cls=Command)(audit_command)
+app.command("config", cls=Command)(config_command)
 app.command("fake-gateway", cls=FakeGatewayCommand)(fake_gateway_command)
 
 

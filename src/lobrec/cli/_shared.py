@@ -123,16 +123,26 @@ def shell_command(*words: str) -> str:
 
 
 def parse_delays(text: str) -> tuple[float, ...]:
-    """`--retry-delays`: finite, non-negative seconds separated by commas, at least one."""
-    import math
+    """`--retry-delays`: finite, non-negative seconds separated by commas (`lobrec.settings`)."""
+    from lobrec.settings import parse_delays as parse
 
     try:
-        delays = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        delays = ()
-    if not delays or not all(math.isfinite(delay) and delay >= 0 for delay in delays):
-        raise fail(f"--retry-delays {text!r}: expected seconds separated by commas, e.g. 1,2,4")
-    return delays
+        return parse(text)
+    except ValueError as exc:
+        raise fail(f"--retry-delays {exc}") from None
+
+
+def in_force(**given: Any) -> Any:
+    """The settings in force (`lobrec.settings.Resolved`): the options `given` on the command line
+    (None or [] for not given) over LOBSTACK_BASE_URL over the configuration file over the
+    built-in defaults; a bad file is a one-line error naming it and its key."""
+    from lobrec.errors import LobrecError
+    from lobrec.settings import resolve
+
+    try:
+        return resolve(given)
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
 
 
 class Interrupted(Exception):

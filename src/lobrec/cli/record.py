@@ -28,6 +28,7 @@ from lobrec.cli._shared import (
     emit_reports,
     errored_summary,
     fail,
+    in_force,
     interruptible_reports,
     load_runnable_suite,
     one_stdout,
@@ -39,20 +40,30 @@ from lobrec.cli._shared import (
     say,
     with_suite_source,
 )
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
 
 def record_command(
     model: list[str] = typer.Option(
-        ..., "--model", "-m", metavar="MODEL", help="Model to evaluate; repeat for several."
+        [],
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Model to evaluate; repeat for several (default: models in the configuration file).",
     ),
     base_url: str | None = typer.Option(
         None,
         "--base-url",
         metavar="URL",
-        help="Gateway base URL (default: LOBSTACK_BASE_URL, else the Lobstack API).",
+        help="Gateway base URL (default: LOBSTACK_BASE_URL, else the configuration file, "
+        "else the Lobstack API).",
     ),
-    cassettes: Path = typer.Option(
-        Path("cassettes"), "--cassettes", metavar="DIR", help="Folder for the cassettes."
+    cassettes: Path | None = typer.Option(
+        None,
+        "--cassettes",
+        metavar="DIR",
+        help=f"Folder for the cassettes (default: {DEFAULT_CASSETTES}).",
+        show_default=False,
     ),
     json_out: JsonOut = None,
     markdown_out: MarkdownOut = None,
@@ -69,13 +80,14 @@ def record_command(
     missing: bool = typer.Option(
         False, "--missing", help="Record only cases with no cassette yet, or a stale one."
     ),
-    concurrency: int = typer.Option(
-        8,
+    concurrency: int | None = typer.Option(
+        None,
         "--concurrency",
         min=1,
         max=256,
         metavar="N",
-        help="At most N requests in flight, all models together (fewer while the gateway answers 429).",
+        help="At most N requests in flight, all models together (fewer while the gateway answers 429; "
+        f"default: {DEFAULT_CONCURRENCY}).",
     ),
     adaptive: bool = typer.Option(
         True,
@@ -83,18 +95,19 @@ def record_command(
         help="Adapt the requests in flight to 429/503 answers (AIMD), or keep --concurrency fixed.",
     ),
     suite_path: SuitePath = None,
-    timeout: float = typer.Option(
-        120.0,
+    timeout: float | None = typer.Option(
+        None,
         "--timeout",
         min=0.01,
         metavar="SECONDS",
-        help="Seconds without an answer before a request fails.",
+        help=f"Seconds without an answer before a request fails (default: {DEFAULT_TIMEOUT_S:g}).",
     ),
-    retry_delays: str = typer.Option(
-        "1,2,4",
+    retry_delays: str | None = typer.Option(
+        None,
         "--retry-delays",
         metavar="SECONDS,...",
-        help="Seconds to wait before each retry, comma-separated (tests shrink these).",
+        help=f"Seconds to wait before each retry, comma-separated (default: {DEFAULT_RETRY_DELAYS}; "
+        "tests shrink these).",
     ),
     repeat: int = typer.Option(
         1,
@@ -127,7 +140,8 @@ def record_command(
 
     Every case is judged as it is recorded, then the leaderboard is printed. The API key is read
     from LOBSTACK_API_KEY (only a loopback gateway runs without one), never from the command line;
-    LOBSTACK_BASE_URL sets the default --base-url.
+    LOBSTACK_BASE_URL sets the default --base-url. Options not given are read from [tool.lobrec]
+    in pyproject.toml or from lobrec.toml (`lobrec config` shows what is in force).
     """
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError
@@ -137,6 +151,20 @@ def record_command(
     from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy
 
+    conf = in_force(
+        models=model, base_url=base_url, cassettes=cassettes, concurrency=concurrency, timeout=timeout,
+        retry_delays=retry_delays, json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out, fail_under=fail_under,
+        max_errored=max_errored, suite=suite_path,
+    )  # fmt: skip
+    model, cassettes, concurrency = conf["models"], Path(conf["cassettes"]), conf["concurrency"]
+    timeout, retry_delays, fail_under, max_errored = (
+        conf["timeout"], conf["retry_delays"], conf["fail_under"], conf["max_errored"]
+    )  # fmt: skip
+    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
+    suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
+    if not model:
+        raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
     delays = parse_delays(retry_delays)
     check_report_targets(
         json_out=json_out,
@@ -153,7 +181,9 @@ def record_command(
         jsonl=jsonl_out, junit=junit_out, summary=summary_out,
     )  # fmt: skip
     if cassettes.exists() and not cassettes.is_dir():
-        raise fail(f"--cassettes {cassettes}: is a file, not a folder")
+        where = conf.settings["cassettes"].where
+        named = f"cassettes {cassettes} (set in {where})" if where else f"--cassettes {cassettes}"
+        raise fail(f"{named}: is a file, not a folder")
     flags = [
         *(w for g in group for w in ("--group", g)),
         *_shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays),
@@ -178,7 +208,7 @@ def record_command(
             for line in run_async(dry_run_lines(suite, options)):
                 say(line, output=True)
             return
-        gateway = resolve_gateway(base_url)
+        gateway = resolve_gateway(conf["base_url"])
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
@@ -264,12 +294,12 @@ def _shaping_flags(
         flags += ["--repeat", str(repeat)]
     if max_cost is not None:
         flags += ["--max-cost", f"{max_cost:g}"]
-    if concurrency != 8:
+    if concurrency != DEFAULT_CONCURRENCY:
         flags += ["--concurrency", str(concurrency)]
     if not adaptive:
         flags.append("--fixed")
-    if timeout != 120.0:
+    if timeout != DEFAULT_TIMEOUT_S:
         flags += ["--timeout", f"{timeout:g}"]
-    if retry_delays != "1,2,4":
+    if retry_delays != DEFAULT_RETRY_DELAYS:
         flags += ["--retry-delays", retry_delays]
     return flags

@@ -28,6 +28,7 @@ from lobrec.cli._shared import (
     emit_reports,
     errored_summary,
     fail,
+    in_force,
     interruptible_reports,
     load_runnable_suite,
     one_stdout,
@@ -40,8 +41,12 @@ from lobrec.cli._shared import (
 
 
 def rescore_command(
-    cassettes_dir: Path = typer.Argument(
-        ..., metavar="DIR", help="The folder of model cassette folders (e.g. cassettes/)."
+    cassettes_dir: Path | None = typer.Argument(
+        None,
+        metavar="DIR",
+        help="The folder of model cassette folders (e.g. cassettes/; default: cassettes in the "
+        "configuration file).",
+        show_default=False,
     ),
     suite_path: SuitePath = None,
     json_out: JsonOut = None,
@@ -73,12 +78,29 @@ def rescore_command(
         help="Processes to spread the model folders over (default: the CPU count); same results for any N.",
     ),
 ) -> None:
-    """Re-judge recorded cassettes offline: no key, no network."""
+    """Re-judge recorded cassettes offline: no key, no network.
+
+    Options not given (and DIR) are read from [tool.lobrec] in pyproject.toml or from lobrec.toml.
+    """
     from lobrec.errors import LobrecError, RecordInProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
     from lobrec.reports.progress import RunProgress
 
+    conf = in_force(
+        cassettes=cassettes_dir, json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
+        jsonl=jsonl_out, junit=junit_out, summary=summary_out, fail_under=fail_under,
+        max_errored=max_errored, suite=suite_path,
+    )  # fmt: skip
+    if conf.settings["cassettes"].source == "default":  # DIR stays required unless a file names it
+        raise fail(
+            "Missing argument 'DIR': the folder of model cassette folders "
+            "(or set cassettes in the configuration file)"
+        )
+    cassettes_dir = Path(conf["cassettes"])
+    fail_under, max_errored = conf["fail_under"], conf["max_errored"]
+    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
+    suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
     allowance(max_errored)  # a bad value stops the command before anything is read
     one_stdout(
         json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,

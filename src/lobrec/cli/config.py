@@ -1,0 +1,67 @@
+"""`lobrec config`: every setting in force here and where it came from (docs/config.md)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import typer
+
+from lobrec.cli._shared import in_force, plain, report_console
+
+
+def config_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the settings as JSON instead of a table."),
+) -> None:
+    """Show the settings in force here and where each came from.
+
+    Each setting comes from the command line, else the environment (LOBSTACK_BASE_URL), else the
+    configuration file ([tool.lobrec] in the nearest pyproject.toml, or lobrec.toml), else the
+    built-in default. The API key is never read from a file.
+    """
+    import msgspec
+
+    conf = in_force()
+    rows = [
+        {
+            "key": name.replace("_", "-"),
+            "option": option_name(name),
+            "value": setting.value,
+            "source": setting.source,
+            "where": setting.where,
+        }
+        for name, setting in conf.settings.items()
+    ]
+    if as_json:
+        document = {"file": conf.file, "settings": rows}
+        typer.echo(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    title = f"lobrec settings (file: {conf.file})" if conf.file else "lobrec settings (no configuration file)"
+    table = Table(title=Text(plain(title)), title_justify="left")
+    for heading in ("Setting", "Option", "Value"):
+        table.add_column(heading, overflow="fold")
+    table.add_column("Source", no_wrap=True)  # the column a reader scans: never broken
+    for row in rows:
+        where = row["where"]
+        if row["source"] == "file":
+            where = os.path.relpath(where)  # short in the table; the title and --json give it whole
+        source = row["source"] if where is None else f"{row['source']} ({where})"
+        table.add_row(row["key"], row["option"], Text(plain(shown(row["value"]))), Text(plain(source)))
+    report_console().print(table)
+
+
+def option_name(name: str) -> str:
+    """The command-line option that overrides a setting (`models` → `--model`)."""
+    return "--model" if name == "models" else "--" + name.replace("_", "-")
+
+
+def shown(value: Any) -> str:
+    """A value as the table shows it: a list comma-separated, no value as `-`."""
+    if value is None or value == []:
+        return "-"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)

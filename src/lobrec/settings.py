@@ -1,0 +1,245 @@
+"""The settings of a run: every setting's default, the configuration file, and the merge.
+
+The CLI declares its options with no default of its own and fills each from `resolve` (the
+constants themselves are in `lobrec.defaults`, importable without msgspec for `--help`). A value
+comes from, first found:
+
+    command line  >  environment (LOBSTACK_BASE_URL, base URL only)  >  file  >  built-in default
+
+The file is found from the current folder upwards (ruff's and pytest's convention): the nearest
+folder holding a `lobrec.toml` (top-level keys) or a `pyproject.toml` with a `[tool.lobrec]` table;
+when one folder holds both, `lobrec.toml` is used (as ruff prefers `ruff.toml`), and files are
+never merged. Relative paths in the file are relative to the file's folder. The API key is never
+read from a file: a key-like entry is refused (docs/config.md).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
+from lobrec.errors import ConfigError
+from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV
+
+CONFIG_FILE = "lobrec.toml"
+PYPROJECT = "pyproject.toml"
+
+REPORT_KEYS = ("json", "markdown", "html", "csv", "jsonl", "junit", "summary")
+"""Report paths a file may set; each is the option of the same name (`html` → `--html`)."""
+PATH_KEYS = frozenset({"cassettes", "suite", *REPORT_KEYS})
+"""Keys whose value is a path, relative to the file's folder when written relative."""
+SECRET_WORDS = ("key", "token", "secret", "password", "auth")
+"""A key containing one of these is refused: the API key lives in LOBSTACK_API_KEY only."""
+
+
+class FileSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, rename="kebab"):
+    """What a configuration file may set (kebab-case keys, as `[tool.ruff]` spells them); every key
+    is optional and means the option of the same name."""
+
+    models: list[str] | None = None
+    base_url: str | None = None
+    cassettes: str | None = None
+    concurrency: Annotated[int, msgspec.Meta(ge=1, le=256)] | None = None
+    timeout: Annotated[float, msgspec.Meta(ge=0.01)] | None = None
+    retry_delays: str | list[float] | None = None
+    json: str | None = None
+    markdown: str | None = None
+    html: str | None = None
+    csv: str | None = None
+    jsonl: str | None = None
+    junit: str | None = None
+    summary: str | None = None
+    fail_under: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    max_errored: str | int | None = None
+    suite: str | None = None
+
+
+SETTING_KEYS = tuple(f.encode_name for f in msgspec.structs.fields(FileSettings))
+
+DEFAULTS: dict[str, Any] = {
+    "models": [],
+    "base_url": DEFAULT_BASE_URL,
+    "cassettes": DEFAULT_CASSETTES,
+    "concurrency": DEFAULT_CONCURRENCY,
+    "timeout": DEFAULT_TIMEOUT_S,
+    "retry_delays": DEFAULT_RETRY_DELAYS,
+    **dict.fromkeys(REPORT_KEYS),
+    "fail_under": None,
+    "max_errored": None,
+    "suite": None,
+}
+"""The built-in default of every setting (None: not set, the option's own meaning of absent)."""
+
+Source = Literal["command line", "environment", "file", "default"]
+
+
+class Setting(msgspec.Struct, frozen=True, kw_only=True):
+    """One setting in force and where it came from (`where`: the file path or the variable)."""
+
+    key: str
+    value: Any
+    source: Source
+    where: str | None = None
+
+
+class Resolved(msgspec.Struct, frozen=True, kw_only=True):
+    """Every setting in force, by option name (`base_url`), and the file read, if any."""
+
+    settings: dict[str, Setting]
+    file: str | None = None
+
+    def __getitem__(self, name: str) -> Any:
+        return self.settings[name].value
+
+    def reports(self) -> tuple[str | None, ...]:
+        """The report paths in `REPORT_KEYS` order (json, markdown, html, csv, jsonl, junit, summary)."""
+        return tuple(self[name] for name in REPORT_KEYS)
+
+
+def parse_delays(text: str) -> tuple[float, ...]:
+    """`--retry-delays` / `retry-delays`: finite, non-negative seconds separated by commas, at least
+    one; ValueError otherwise."""
+    try:
+        delays = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        delays = ()
+    if not delays or not all(math.isfinite(delay) and delay >= 0 for delay in delays):
+        raise ValueError(f"{text!r}: expected seconds separated by commas, e.g. 1,2,4")
+    return delays
+
+
+def find_config(start: Path) -> tuple[Path, bool] | None:
+    """The nearest configuration file from `start` upwards, and whether it is a pyproject.toml.
+
+    A pyproject.toml without `[tool.lobrec]` is passed over (it configures other tools), as ruff
+    passes over one without `[tool.ruff]`; an unreadable one is an error, not passed over.
+    """
+    for folder in (start, *start.parents):
+        own = folder / CONFIG_FILE
+        if own.is_file():
+            return own, False
+        pyproject = folder / PYPROJECT
+        if pyproject.is_file() and "lobrec" in _read_toml(pyproject).get("tool", {}):
+            return pyproject, True
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def load_file(path: Path, pyproject: bool) -> FileSettings:
+    """The settings of one file, paths made absolute from its folder; a one-line ConfigError naming
+    the file and key for an unknown key, a wrong type, a bad value or a key-like entry."""
+    table: Any = _read_toml(path)
+    where = f"{path}: [tool.lobrec]" if pyproject else str(path)
+    if pyproject:
+        table = table.get("tool", {}).get("lobrec", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: expected a table")
+    return settings_from_table(table, where, path.parent)
+
+
+def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> FileSettings:
+    """Decode one `[tool.lobrec]` (or `lobrec.toml`) table named `where` in errors; relative paths
+    are joined to `folder` (never touched on disk)."""
+    for key in table:
+        if any(word in key.lower() for word in SECRET_WORDS):
+            raise ConfigError(
+                f"{where}: {key}: the API key is never read from a file; set {KEY_ENV} in the environment"
+            )
+    unknown = [key for key in table if key not in SETTING_KEYS]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(SETTING_KEYS)})")
+    try:
+        found = msgspec.convert(dict(table), FileSettings)
+    except msgspec.ValidationError as exc:
+        message, _, at = str(exc).partition(" - at `$.")
+        key = at.split("`")[0].split("[")[0].split(".")[0] if at else "?"
+        raise ConfigError(f"{where}: {key}: {message.replace(' | null', '')}") from None
+    if isinstance(found.retry_delays, list):
+        found = msgspec.structs.replace(found, retry_delays=",".join(f"{d:g}" for d in found.retry_delays))
+    problems = _value_problems(found)
+    if problems:
+        key, problem = problems[0]
+        raise ConfigError(f"{where}: {key}: {problem}")
+    changes = {}
+    for name in PATH_KEYS:
+        value = getattr(found, name)
+        if value is not None and value != "-":
+            changes[name] = str(folder / Path(value).expanduser())
+    return msgspec.structs.replace(found, **changes)
+
+
+def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
+    """Values of the right type that the option itself would refuse, in the option's words."""
+    from lobrec.core.gates import parse_allowance
+
+    problems = []
+    if isinstance(found.retry_delays, str):
+        try:
+            parse_delays(found.retry_delays)
+        except ValueError as exc:
+            problems.append(("retry-delays", str(exc)))
+    if found.max_errored is not None:
+        try:
+            parse_allowance(str(found.max_errored))
+        except ValueError as exc:
+            problems.append(("max-errored", str(exc).removeprefix("--max-errored ")))
+    if found.models is not None and not all(model.strip() for model in found.models):
+        problems.append(("models", "a model name is empty"))
+    for name in PATH_KEYS:
+        if getattr(found, name) == "":
+            problems.append((name.replace("_", "-"), "an empty path"))
+    return problems
+
+
+def merge(
+    cli: Mapping[str, Any],
+    environ: Mapping[str, str],
+    file: FileSettings | None,
+    file_path: str | None = None,
+) -> Resolved:
+    """Command line over environment over file over default, setting by setting (pure).
+
+    `cli` maps option names (`base_url`) to what was given, None or an empty list meaning not
+    given; only the base URL has an environment variable.
+    """
+    settings = {}
+    for name, default in DEFAULTS.items():
+        given = cli.get(name)
+        from_file = getattr(file, name) if file is not None else None
+        if given is not None and given != []:
+            setting = Setting(key=name, value=given, source="command line")
+        elif name == "base_url" and environ.get(URL_ENV):
+            setting = Setting(key=name, value=environ[URL_ENV], source="environment", where=URL_ENV)
+        elif from_file is not None:
+            value = str(from_file) if name == "max_errored" else from_file
+            setting = Setting(key=name, value=value, source="file", where=file_path)
+        else:
+            setting = Setting(key=name, value=default, source="default")
+        settings[name] = setting
+    return Resolved(settings=settings, file=file_path)
+
+
+def resolve(
+    cli: Mapping[str, Any], cwd: Path | None = None, environ: Mapping[str, str] | None = None
+) -> Resolved:
+    """The settings in force for a command run in `cwd`: the file found there, merged."""
+    found = find_config((cwd or Path.cwd()).resolve())
+    file = load_file(*found) if found is not None else None
+    path = str(found[0]) if found is not None else None
+    return merge(cli, os.environ if environ is None else environ, file, path)
