@@ -30,7 +30,9 @@ def _rescore(*extra: str, columns: str | None) -> list[str]:
 def _key_lines(lines: list[str]) -> list[str]:
     start = next(index for index, line in enumerate(lines) if line.startswith("↓ lower is better"))
     end = next(
-        index for index, line in enumerate(lines) if index > start and line.startswith(("•", "fixture/"))
+        index
+        for index, line in enumerate(lines)
+        if index > start and line.startswith(("•", "fixture/", "Judged with"))
     )
     return lines[start:end]
 

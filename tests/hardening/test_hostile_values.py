@@ -91,7 +91,8 @@ def _gateway(suite: Any, place: str) -> Callable[[httpx.Request], httpx.Response
 
 
 def _rescore(root: Path, suite_path: Path, out: Path) -> Any:
-    args = ["rescore", str(root), "--suite", str(suite_path)]
+    # the errored-cases gate is not what these tests are about: a hostile value errors its own case
+    args = ["rescore", str(root), "--suite", str(suite_path), "--max-errored", "100%"]
     for flag, name in REPORTS.items():
         args += [flag, str(out / name)]
     return run_lobrec(args)

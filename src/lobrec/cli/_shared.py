@@ -296,6 +296,11 @@ REPORT_FILE_NAMES = {
 """The file name a folder given to each report option is told to add (`--html out` → out/report.html)."""
 
 
+def _real_folder(path: Path) -> bool:
+    """A folder given as a report file; a link to one is refused as a link (`lobrec.files.check_output`)."""
+    return path.is_dir() and not path.is_symlink()
+
+
 def _folder_problem(option: str | None, target: str, example: str | None = None) -> str:
     """`--html out: is a folder; give the report a file name (e.g. out/report.html)`: the name
     suggested matches the option."""
@@ -309,7 +314,7 @@ def check_report_targets(**targets: str | None) -> None:
     (`html_out="out"`); after a run, `emit_reports` still writes the other reports."""
     for name, target in targets.items():
         option = "--" + name.removesuffix("_out")
-        if target and target != "-" and Path(target).is_dir():
+        if target and target != "-" and _real_folder(Path(target)):
             raise fail(_folder_problem(option, target))
 
 
@@ -330,7 +335,7 @@ def append_report(target: str, text: str) -> None:
     if target == "-":
         write_report(target, text)
         return
-    if Path(target).is_dir():
+    if _real_folder(Path(target)):
         raise fail(_folder_problem("--summary", target))
     try:  # a lone surrogate is spelled out, as `write_report` spells it
         append_output(Path(target), text.encode("utf-8", "backslashreplace"), LobrecError)
@@ -354,7 +359,7 @@ def write_report(target: str, text: str, option: str | None = None, example: str
     from lobrec.files import check_output, write_atomic
 
     path = Path(target)
-    if path.is_dir():
+    if _real_folder(path):
         raise fail(_folder_problem(option, target, example))
     try:
         check_output(path, LobrecError)

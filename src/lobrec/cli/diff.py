@@ -63,23 +63,25 @@ def load_side(
         run = decode_results(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
-    for entry in run.models:
-        for recording in [] if allow_newer_suite else entry.recorded:
-            problem = newer_suite_problem(path, recording.suite.version, run.suite)
-            if problem is not None:
-                raise VersionMismatch(f"{problem} (model {entry.model}, run {recording.run})")
     names = ", ".join(m.model for m in run.models) or "none"
     if model is not None:
         chosen = [m for m in run.models if m.model == model]
         if not chosen:
             raise LobrecError(f"{path}: no model {model} in it (it holds {names})")
-        return chosen[0]
-    if len(run.models) != 1:
+    elif len(run.models) != 1:
         raise LobrecError(
             f"{path}: holds {counted(len(run.models), 'model')} ({names}); pick one with --model, "
             "or compare one model directory each"
         )
-    return run.models[0]
+    else:
+        chosen = run.models
+    (entry,) = chosen[:1]
+    # only the compared model's provenance matters: the file's other models are not judged here
+    for recording in [] if allow_newer_suite else entry.recorded:
+        problem = newer_suite_problem(path, recording.suite.version, run.suite)
+        if problem is not None:
+            raise VersionMismatch(f"{problem} (model {entry.model}, run {recording.run})")
+    return entry
 
 
 def diff_command(
