@@ -84,6 +84,15 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
         f"{CHECK}.arg: 'pth' is not a parameter of read_file",
     ),
     (
+        "a check pattern with no linear-time translation (nested lookaround)",
+        _json(
+            lambda s: _check(s).clear() or _check(s).update(kind="regex", arg="path", pattern="^(?!x(?!y))")
+        ),
+        f"case sel-01: {CHECK}: pattern '^(?!x(?!y))' cannot be used: lookaround has no linear-time "
+        "translation here: it is supported only as ^(?=...) or ^(?!...) at the start, (?<=...) or (?<!...) "
+        "first, and (?=...) or (?!...) last in an alternative, never nested",
+    ),
+    (
         "expected call to a tool the case does not offer",
         _json(lambda s: s["cases"][0]["steps"][0]["calls"][0].update(name="get_weather")),
         "$.cases[0].steps[0].calls[0].name: 'get_weather' is not a tool case sel-01 offers",

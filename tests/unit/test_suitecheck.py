@@ -422,6 +422,16 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         ],
     ),
     (
+        "regex with nested lookaround (no linear-time translation, no backtracking fallback)",
+        lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^(?![\\s\\S]*10-(?!0?21\\b)\\d\\d)"),
+        [
+            "arg-01: steps[0].calls[0].checks[1]: pattern '^(?![\\\\s\\\\S]*10-(?!0?21\\\\b)\\\\d\\\\d)' "
+            "cannot be used: lookaround has no linear-time translation here: it is supported only as "
+            "^(?=...) or ^(?!...) at the start, (?<=...) or (?<!...) first, and (?=...) or (?!...) last "
+            "in an alternative, never nested"
+        ],
+    ),
+    (
         "empty range",
         lambda d: _step(d, "par-01")["calls"][1]["checks"][1].update(min=10, max=1),
         ["par-01: steps[0].calls[1].checks[1]: range is empty: min 10 is greater than max 1"],

@@ -202,12 +202,15 @@ def load_runnable_suite(path: Path | None) -> Any:
     field, and refuses a file nested too deeply. Some mistakes decode fine but would make the run
     fail or silently fail every model: a case id that cannot name its cassette file, a tool schema
     the validator refuses (an unsupported keyword, nested deeper than 64 levels), a check on an
-    argument the tool does not take, and an expected call to a tool the case does not offer
-    (`lobrec suite check` reports these with every other build rule). The first one found stops
+    argument the tool does not take, an expected call to a tool the case does not offer, and a check
+    pattern with no linear-time translation (`lobrec suite check` reports these with every other
+    build rule). The first one found stops
     the run.
     """
+    from lobrec.core.checks import compile_pattern
+    from lobrec.core.ecma import PatternError
     from lobrec.core.schema import check_schema
-    from lobrec.core.suite import CallStep, case_id_problem, shown_id
+    from lobrec.core.suite import CallStep, Regex, case_id_problem, shown_id
     from lobrec.errors import SchemaError, SuiteError
     from lobrec.suite_file import default_suite_path, load_suite
 
@@ -236,6 +239,14 @@ def load_runnable_suite(path: Path | None) -> Any:
                     if check.arg not in properties:
                         problem = f"{where}.checks[{m}].arg: {check.arg!r} is not a parameter of {call.name}"
                         raise SuiteError(f"{source}: {problem}")
+                    if isinstance(check, Regex):
+                        try:
+                            compile_pattern(check.pattern)
+                        except PatternError as exc:
+                            problem = f"pattern {check.pattern!r} cannot be used: {exc}"
+                            raise SuiteError(
+                                f"{source}: case {case.id}: {where}.checks[{m}]: {problem}"
+                            ) from None
     return suite
 
 

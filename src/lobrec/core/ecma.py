@@ -10,11 +10,13 @@ and refuses, with one line, what RE2 cannot run as ECMA would:
 - repetition counts over 1,000, `\\p{...}`, `\\u{...}`, identity escapes of letters (`\\q`), inline
   flags other than `(?i:...)` and `(?-i:...)`, and lone surrogate escapes.
 
-Lookaround compiles to a linear matcher in these forms: at the start of an alternative `^(?=R)` /
-`^(?!R)` (tested once, at position 0) and `(?<=L)` / `(?<!L)`; at its end `(?=L)` / `(?!L)`, where
-a negative `L` is one character class or a few short sequences of plain characters and sets
-(`\\.?[0-9]`). Lookaround anywhere else (nested, mid-pattern) falls back to Python's backtracking
-`re` (`EcmaPattern.linear` is False): not linear, the gap left open.
+Lookaround compiles to a linear matcher in these forms only: at the start of an alternative
+`^(?=R)` / `^(?!R)` (tested once, at position 0; R without lookaround) and `(?<=L)` / `(?<!L)`; at
+its end `(?=L)` / `(?!L)`, where a negative `L` is one character class or a few short sequences of
+plain characters and sets (`\\.?[0-9]`). Lookaround anywhere else (nested, mid-pattern) is refused
+like the rest: there is no backtracking engine to fall back on, so every pattern lobrec runs on
+outside text runs in linear time. Such a lookaround can be written out (`(?!0?21\\b)\\d\\d?\\b` is
+`(?:\\d|[013-9]\\d|2[02-9])\\b`), as suite 1.2.0's checks are.
 
 Case-insensitivity (the checks') is Unicode simple case folding, as ECMA-262's `i` flag with `u`:
 `/é/` matches "É". `docs/schema.md` ("Regular expressions") spells out the dialect.
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,10 +39,6 @@ MAX_REPEAT = 1000
 
 class PatternError(ValueError):
     """A pattern lobrec cannot run as ECMA-262 would; the message says why, in one line."""
-
-
-class _LookaroundError(PatternError):
-    """Lookaround outside the forms with a linear-time translation (the backtracking fallback)."""
 
 
 # --- character sets in RE2 syntax ----------------------------------------------------------------
@@ -322,9 +319,10 @@ def _closing(tokens: Sequence[_Token], start: int) -> int:
 def _text(tokens: Sequence[_Token]) -> str:
     for token in tokens:
         if token.look:
-            raise _LookaroundError(
-                "lookaround is supported only as ^(?=...) or ^(?!...) at the start, (?<=...) or "
-                "(?<!...) first, and (?=...) or (?!...) last in an alternative"
+            raise PatternError(
+                "lookaround has no linear-time translation here: it is supported only as ^(?=...) or "
+                "^(?!...) at the start, (?<=...) or (?<!...) first, and (?=...) or (?!...) last in an "
+                "alternative, never nested"
             )
     return "".join(token.text for token in tokens)
 
@@ -348,7 +346,7 @@ def _sequences(tokens: Sequence[_Token]) -> list[list[frozenset[int]]]:
             optional = following is not None and following.kind == "quantifier" and following.text == "?"
             plain = token.kind == "atom" and token.points is not None and len(token.points) <= 1000
             if not plain or (following is not None and following.kind == "quantifier" and not optional):
-                raise _LookaroundError(
+                raise PatternError(
                     "a negative lookaround longer than one character may hold only plain characters, "
                     "small sets, ? and |"
                 )
@@ -356,7 +354,7 @@ def _sequences(tokens: Sequence[_Token]) -> list[list[frozenset[int]]]:
             grown = [[*sequence, token.points] for sequence in sequences]
             sequences = grown + (sequences if optional else [])
             if len(sequences) > 64:
-                raise _LookaroundError("a negative lookaround has too many alternatives (over 64)")
+                raise PatternError("a negative lookaround has too many alternatives (over 64)")
             index += 2 if optional else 1
         out.extend(sequences)
     return out
@@ -388,7 +386,7 @@ def _trie(sequences: list[list[frozenset[int]]], ignore_case: bool) -> _Trie | N
             points = _folded(points, ignore_case)
             last = position == len(sequence) - 1
             if points not in node and any(points & other for other in node):
-                raise _LookaroundError("a negative lookaround's alternatives overlap; write them as one set")
+                raise PatternError("a negative lookaround's alternatives overlap; write them as one set")
             if last:
                 node[points] = None
                 break
@@ -503,124 +501,26 @@ def _alternative(tokens: list[_Token], ignore_case: bool) -> _Alternative:
     return _Alternative(tuple(conditions), _re2(core, ignore_case))
 
 
-# --- the backtracking fallback -------------------------------------------------------------------
-#
-# Nested or mid-pattern lookaround (`\b10-(?!0?22\b)\d\d\b` inside `^(?![\s\S]*...)`) has no
-# linear-time translation here yet. Such a pattern (and only such a pattern: back-references and
-# other refused syntax are refused before this point) runs on Python's `re`, rewritten as before
-# round three. It is not linear in the text; `docs/schema.md` says so.
-
-
-def _py_point(point: int) -> str:
-    return f"\\u{point:04x}" if point <= 0xFFFF else f"\\U{point:08x}"
-
-
-def _py_body(ranges: list[tuple[int, int]]) -> str:
-    return "".join(_py_point(lo) if lo == hi else f"{_py_point(lo)}-{_py_point(hi)}" for lo, hi in ranges)
-
-
-def _py_complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out, start = [], 0
-    for lo, hi in ranges:
-        if lo > start:
-            out.append((start, lo - 1))
-        start = hi + 1
-    out.append((start, 0x10FFFF))
-    return out
-
-
-_PY_SPACE_BODY = _py_body(_ranges(_ECMA_SPACE))
-_PY_NONSPACE_BODY = _py_body(_py_complement(_ranges(_ECMA_SPACE)))
-_PY_DOT = "[^\\n\\r\\u2028\\u2029]"
-_PY_GROUP_NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-
-
-def _ecma_to_python(pattern: str) -> str:
-    """Rewrite an ECMA-262 pattern so that Python's `re` (with re.ASCII) matches like ECMA would."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    class_first = -1  # index where a `]` is still a literal (Python's rule: first in the class)
-    while i < n:
-        char = pattern[i]
-        if char == "\\" and i + 1 < n:
-            escape = pattern[i + 1]
-            if escape == "s":
-                out.append(_PY_SPACE_BODY if in_class else f"[{_PY_SPACE_BODY}]")
-            elif escape == "S":
-                out.append(_PY_NONSPACE_BODY if in_class else f"[{_PY_NONSPACE_BODY}]")
-            elif escape == "k" and not in_class and pattern.startswith("<", i + 2):
-                name = _PY_GROUP_NAME.match(pattern, i + 3)
-                if name and pattern.startswith(">", name.end()):
-                    out.append(f"(?P={name.group()})")
-                    i = name.end() + 1
-                    continue
-                out.append("\\k")
-            else:
-                out.append(char + escape)
-            i += 2
-        elif in_class:
-            if char == "]" and i != class_first:
-                in_class = False
-                out.append(char)
-            elif char in "[&~|":
-                out.append("\\" + char)  # literal in ECMA; Python would warn of future set syntax
-            else:
-                out.append(char)
-            i += 1
-        elif char == "[":
-            in_class = True
-            i += 1
-            if pattern.startswith("^", i):
-                out.append("[^")
-                i += 1
-            else:
-                out.append("[")
-            class_first = i
-        elif char == "(" and pattern.startswith("?<", i + 1) and not pattern.startswith(("=", "!"), i + 3):
-            out.append("(?P<")
-            i += 3
-        else:
-            out.append(_PY_DOT if char == "." else "\\Z" if char == "$" else char)
-            i += 1
-    return "".join(out)
-
-
-class _Backtracking:
-    def __init__(self, pattern: str, ignore_case: bool) -> None:
-        flags = re.ASCII | (re.IGNORECASE if ignore_case else 0)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self._regex = re.compile(_ecma_to_python(pattern), flags)
-        except (re.error, RecursionError, OverflowError) as exc:
-            raise PatternError(str(getattr(exc, "msg", exc))) from None
-
-    def search(self, text: str) -> bool:
-        return self._regex.search(text) is not None
-
-
 class EcmaPattern:
     """A compiled ECMA-262 pattern; `search` says whether it matches anywhere in the text."""
 
-    def __init__(
-        self, source: str, alternatives: tuple[_Alternative | _Backtracking, ...], *, linear: bool = True
-    ) -> None:
+    def __init__(self, source: str, alternatives: tuple[_Alternative, ...]) -> None:
         self.source = source
         self._alternatives = alternatives
-        self.linear = linear
-        """False for a pattern on the backtracking fallback (mid-pattern or nested lookaround)."""
 
     def search(self, text: str) -> bool:
-        if _SURROGATE.search(text):  # UTF-8 cannot hold one; as one character it matches `.`
-            text = _SURROGATE.sub("\ufffd", text)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold one; as one character it matches `.`
+            text = text.translate(_SURROGATES)
         return any(alternative.search(text) for alternative in self._alternatives)
 
     def __repr__(self) -> str:
         return f"EcmaPattern({self.source!r})"
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
+"""Lone surrogates to U+FFFD (`str.translate`: no regex engine touches the text but RE2)."""
 
 
 def _split(tokens: list[_Token]) -> list[list[_Token]]:
@@ -644,7 +544,4 @@ def compile_ecma(pattern: str, *, ignore_case: bool = False) -> EcmaPattern:
     """Compile an ECMA-262 pattern for linear-time search; raise PatternError for what lobrec
     cannot run as ECMA-262 would (see the module docstring)."""
     parts = _split(_tokens(pattern))  # refuses back-references and syntax outside ECMA-262
-    try:
-        return EcmaPattern(pattern, tuple(_alternative(part, ignore_case) for part in parts))
-    except _LookaroundError:
-        return EcmaPattern(pattern, (_Backtracking(pattern, ignore_case),), linear=False)
+    return EcmaPattern(pattern, tuple(_alternative(part, ignore_case) for part in parts))
