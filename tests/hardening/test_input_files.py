@@ -171,9 +171,6 @@ _VALUES = st.one_of(
 )
 
 
-# Hypothesis reprs the arguments, the results fixture (300 kB) among them, and warns that the repr is
-# large; with warnings as errors that warning, not diff, failed the test on some seeds.
-@pytest.mark.filterwarnings("ignore:Generating overly large repr")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(min_value=0, max_value=2**32), values=st.lists(_VALUES, min_size=1, max_size=6))
 def test_diff_of_any_mangled_results_file_never_raises(
