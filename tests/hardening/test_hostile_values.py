@@ -22,6 +22,7 @@ import pytest
 
 from lobrec.audit import audit
 from lobrec.cassettes import RUNS_DIR, model_dir_name
+from lobrec.cli._shared import REPORT_FILE_NAMES
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
 from tests.hardening.conftest import record_with_handler, run_lobrec
@@ -31,15 +32,8 @@ TARGET = "sel-01"
 ESCAPE = "\\ud800"
 """Six ASCII characters: JSON's spelling of a lone surrogate."""
 
-REPORTS = {
-    "--json": "results.json",
-    "--markdown": "report.md",
-    "--html": "report.html",
-    "--csv": "steps.csv",
-    "--jsonl": "steps.jsonl",
-    "--junit": "junit.xml",
-    "--summary": "summary.md",
-}
+REPORTS = REPORT_FILE_NAMES
+"""Every report and export, each under the file name lobrec suggests for it."""
 
 
 def _set_call(completion: dict[str, Any], **fields: str) -> None:
