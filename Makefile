@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test check lint format demo live-demo bench record-fixtures clean
+.PHONY: help install test check lint format demo live-demo measure bench record-fixtures clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -38,6 +38,10 @@ live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it
 
 record-fixtures: $(STAMP) ## Re-record the committed fixture cassettes and their expected results
 	$(BIN)/python scripts/record_fixtures.py
+
+measure: $(STAMP) ## The redesign's figures: complex blocks per 1,000 lines, modules over 600 lines, types
+	$(BIN)/python scripts/measure.py
+	$(BIN)/mypy
 
 bench: $(STAMP) ## Benchmarks (live run, rescore, start-up): a table, and bench/results.md; ~3 min
 	$(BIN)/python -m bench.run
