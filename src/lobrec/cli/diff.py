@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import Exit, fail, report_console, write_report
+from lobrec.cli._shared import MAX_RESULTS_BYTES, Exit, fail, read_results, report_console, write_report
 
-MAX_RESULTS_BYTES = 64 * 1024 * 1024
-"""A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
+__all__ = ["MAX_RESULTS_BYTES", "diff_command", "load_side"]
 
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult
@@ -33,13 +32,9 @@ def load_side(
     """
     import asyncio
 
-    import msgspec
-
     from lobrec.cassettes import MANIFEST, model_dir_name
-    from lobrec.core.results import decode_results
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError, VersionMismatch
-    from lobrec.files import read_capped
     from lobrec.replay import newer_suite_problem, rescore_directories
     from lobrec.suite_file import load_suite
 
@@ -58,11 +53,7 @@ def load_side(
         if model is not None and found.model != model:
             raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
         return found
-    data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
-    try:
-        run = decode_results(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
+    run = read_results(path)
     names = ", ".join(m.model for m in run.models) or "none"
     if model is not None:
         chosen = [m for m in run.models if m.model == model]

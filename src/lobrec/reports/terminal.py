@@ -149,8 +149,14 @@ KEY_SEPARATOR = " · "
 def key_text(run: RunResult, width: int) -> Text:
     """The key under the leaderboard, its phrases (`↓ lower is better`, ...) packed into lines of
     at most `width` columns: a line breaks between phrases, never inside one."""
+    return pack_phrases(_key(run), width)
+
+
+def pack_phrases(key: str, width: int) -> Text:
+    """A key's phrases (joined by ` · `) packed into lines of at most `width` columns, breaking
+    between phrases, never inside one (the leaderboard's key, `lobrec history`'s)."""
     lines = []
-    for line in _key(run).split("\n"):
+    for line in key.split("\n"):
         current = ""
         for phrase in line.split(KEY_SEPARATOR):
             trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase
