@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import MAX_RESULTS_BYTES, Exit, fail, read_results, report_console, write_report
+from lobrec.cli._shared import (
+    MAX_RESULTS_BYTES,
+    Exit,
+    fail,
+    one_stdout,
+    read_results,
+    report_console,
+    write_report,
+)
 
 __all__ = ["MAX_RESULTS_BYTES", "diff_command", "load_side"]
 
@@ -88,6 +96,12 @@ def diff_command(
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
     ),
+    html_out: str | None = typer.Option(
+        None,
+        "--html",
+        metavar="FILE",
+        help="Also write the comparison as an HTML page, case by case (- for stdout).",
+    ),
     allow_newer_suite: bool = typer.Option(
         False,
         "--allow-newer-suite",
@@ -116,8 +130,9 @@ def diff_command(
     from lobrec.core.compare import compare
     from lobrec.core.tiers import with_resolution
     from lobrec.errors import LobrecError
-    from lobrec.reports.diff import render_diff, render_diff_markdown
+    from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 
+    one_stdout(markdown=markdown_out, html=html_out)
     try:
         side_a = load_side(a, suite_path, model, allow_newer_suite)
         side_b = load_side(b, suite_path, model, allow_newer_suite)
@@ -126,5 +141,7 @@ def diff_command(
         raise fail(str(exc)) from None
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
-    render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
+    if html_out:
+        write_report(html_out, render_diff_html(comparison), "--html", example="diff.html")
+    render_diff(comparison, report_console(stderr="-" in (markdown_out, html_out)), every=every)
     raise typer.Exit(Exit.OK)
