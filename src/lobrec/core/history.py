@@ -14,8 +14,9 @@ Two things can change between files besides the model: the recordings and the su
   provenance (written before lobrec 0.3.0) leaves it **unknown**.
 - Across suite versions, only the cases whose request and checks did not change (and that are in
   both versions) are compared, which needs both versions' suite files (`diff_suites`). Without
-  them, or when the suite was renamed, its system prompt changed, or the same version has two
-  contents, the step is **not comparable**: its rates are shown, no test is run.
+  them, or when the suite was renamed or its system prompt changed, the step is **not
+  comparable**: its rates are shown, no test is run. One version with two content hashes (a
+  `--group` subset has its own) is one version: the versioning rule makes its cases alike.
 
 Pure: results and suites in, a `History` out.
 """
@@ -31,12 +32,12 @@ import msgspec
 from lobrec.core.compare import Comparison, compare
 from lobrec.core.results import ModelResult, Record, RunResult, SuiteRef
 from lobrec.core.suite import Suite
-from lobrec.core.suitediff import diff_suites
+from lobrec.core.suitediff import Kind, diff_suites
 
 Provenance = Literal["rescored", "recorded", "unknown"]
 Verdict = Literal["better", "worse", "none"]
 
-LEFT_OUT_KINDS = ("added", "removed", "request", "checks")
+LEFT_OUT_KINDS: tuple[Kind, ...] = ("added", "removed", "request", "checks")
 """The suite changes that take a case out of a step across versions: its verdict may have moved
 because the case did, not the model."""
 
@@ -121,19 +122,25 @@ class Scope(Record, frozen=True, kw_only=True):
 
 
 def same_suite(a: SuiteRef, b: SuiteRef) -> bool:
-    """Same name and version, and no content hash that says otherwise."""
-    if (a.name, a.version) != (b.name, b.version):
-        return False
-    return a.sha256 is None or b.sha256 is None or a.sha256 == b.sha256
+    """Same name and version: by the versioning rule (docs/suite-format.md) one version of a suite
+    judges each case alike, whatever subset of it a file was judged with."""
+    return (a.name, a.version) == (b.name, b.version)
 
 
 def find_suite(ref: SuiteRef, suites: Sequence[tuple[str, Suite]]) -> Suite | None:
-    """The suite text of `ref` among (fingerprint, suite) pairs: same name and version, and the
-    same hash when the results file has one."""
-    for fingerprint, suite in suites:
-        if (suite.name, suite.version) == (ref.name, ref.version) and ref.sha256 in (None, fingerprint):
-            return suite
-    return None
+    """The suite text of `ref` among (fingerprint, suite) pairs: same name and version, the one with
+    the file's content hash first (a `--group` subset has its own hash; the whole version serves)."""
+    matching = [
+        (fingerprint, suite)
+        for fingerprint, suite in suites
+        if (suite.name, suite.version) == (ref.name, ref.version)
+    ]
+    exact = [suite for fingerprint, suite in matching if fingerprint == ref.sha256]
+    either = exact or [suite for _, suite in matching]
+    return either[0] if either else None
+
+
+HASH_NOTE = "same suite version, another content hash (a --group subset, or an edit without a version bump)"
 
 
 def _not_comparable(reason: str) -> Scope:
@@ -143,11 +150,10 @@ def _not_comparable(reason: str) -> Scope:
 def step_scope(old: SuiteRef, new: SuiteRef, suites: Sequence[tuple[str, Suite]]) -> Scope:
     """The cases a step from suite `old` to suite `new` may compare (see the module docstring)."""
     if same_suite(old, new):
-        return Scope(cases=None, comparable=True, reason="", left_out=0)
+        differ = old.sha256 is not None and new.sha256 is not None and old.sha256 != new.sha256
+        return Scope(cases=None, comparable=True, reason=HASH_NOTE if differ else "", left_out=0)
     if old.name != new.name:
         return _not_comparable(f"suite renamed from {old.name} to {new.name}")
-    if old.version == new.version:
-        return _not_comparable(f"suite {old.version} has a different content (sha256) in each file")
     found = {ref.version: find_suite(ref, suites) for ref in (old, new)}
     missing = [version for version, suite in found.items() if suite is None]
     if missing:
@@ -161,7 +167,7 @@ def step_scope(old: SuiteRef, new: SuiteRef, suites: Sequence[tuple[str, Suite]]
     changes = diff_suites(before, after)
     if any(change.kind == "suite" and change.what == "system prompt" for change in changes.changes):
         return _not_comparable(f"the system prompt changed from {old.version} to {new.version}")
-    out = {case for kind in LEFT_OUT_KINDS for case in changes.cases(kind)}  # type: ignore[arg-type]
+    out = {case for kind in LEFT_OUT_KINDS for case in changes.cases(kind)}
     kept = frozenset(case.id for case in before.cases if case.id in {c.id for c in after.cases}) - out
     left_out = len({case.id for case in before.cases} & out)
     if not kept:
