@@ -65,9 +65,9 @@ def history_command(
         help="A suite version the files were judged with that lobrec does not ship; repeatable.",
     ),
 ) -> None:
-    """Show a leaderboard's runs over time: one results file per run, in the order given.
+    """Show a leaderboard's results files over time, steps tested.
 
-    Each model's overall rate in every file, each step marked better or worse only when the
+    One results file per run, oldest first, in the order given. Each model's overall rate in every file, each step marked better or worse only when the
     paired test (exact McNemar; the sign test with repeats) finds it real, rescored runs (the
     same recordings re-judged) and suite-version changes marked. Across suite versions only the
     cases whose request and checks did not change are compared.
