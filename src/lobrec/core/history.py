@@ -154,26 +154,41 @@ def step_scope(old: SuiteRef, new: SuiteRef, suites: Sequence[tuple[str, Suite]]
         return Scope(cases=None, comparable=True, reason=HASH_NOTE if differ else "", left_out=0)
     if old.name != new.name:
         return _not_comparable(f"suite renamed from {old.name} to {new.name}")
-    found = {ref.version: find_suite(ref, suites) for ref in (old, new)}
-    missing = [version for version, suite in found.items() if suite is None]
-    if missing:
-        which = "its file" if len(missing) == 1 else "their files"
-        return _not_comparable(
-            f"suite {' and '.join(missing)} not found: give {which} with --suite to compare the cases "
-            "whose checks did not change"
-        )
-    before, after = found[old.version], found[new.version]
-    assert before is not None and after is not None
+    return _across_versions(old, new, suites)
+
+
+def _not_found(missing: list[str]) -> Scope:
+    which = "its file" if len(missing) == 1 else "their files"
+    return _not_comparable(
+        f"suite {' and '.join(missing)} not found: give {which} with --suite to compare the cases "
+        "whose checks did not change"
+    )
+
+
+def _kept(before: Suite, after: Suite) -> tuple[frozenset[str], int] | None:
+    """The cases in both versions whose request and checks held, and how many of `before`'s did
+    not; None when the system prompt changed (every request did)."""
     changes = diff_suites(before, after)
     if any(change.kind == "suite" and change.what == "system prompt" for change in changes.changes):
-        return _not_comparable(f"the system prompt changed from {old.version} to {new.version}")
+        return None
     out = {case for kind in LEFT_OUT_KINDS for case in changes.cases(kind)}
-    kept = frozenset(case.id for case in before.cases if case.id in {c.id for c in after.cases}) - out
-    left_out = len({case.id for case in before.cases} & out)
-    if not kept:
+    old_ids = {case.id for case in before.cases}
+    return frozenset(old_ids & {case.id for case in after.cases}) - out, len(old_ids & out)
+
+
+def _across_versions(old: SuiteRef, new: SuiteRef, suites: Sequence[tuple[str, Suite]]) -> Scope:
+    """Two versions of one suite: the cases in both whose request and checks held, from their texts."""
+    before, after = find_suite(old, suites), find_suite(new, suites)
+    if before is None or after is None:
+        return _not_found([ref.version for ref, text in ((old, before), (new, after)) if text is None])
+    kept = _kept(before, after)
+    if kept is None:
+        return _not_comparable(f"the system prompt changed from {old.version} to {new.version}")
+    cases, left_out = kept
+    if not cases:
         return _not_comparable(f"no case kept its request and checks from {old.version} to {new.version}")
     reason = f"{left_out} cases left out: changed from {old.version} to {new.version}" if left_out else ""
-    return Scope(cases=kept, comparable=True, reason=reason, left_out=left_out)
+    return Scope(cases=cases, comparable=True, reason=reason, left_out=left_out)
 
 
 def restrict(model: ModelResult, ids: frozenset[str]) -> ModelResult:

@@ -261,6 +261,21 @@ def _rate_side(passes: int, runs: int) -> tuple[str, str]:
     return f"{passes}/{runs}", kind
 
 
+def _rate_rows(cmp: Comparison, ids: list[str]) -> list[CaseRow]:
+    """With repeats: each case's pass rate on each side (`3/3` → `1/3`)."""
+    assert cmp.repeats is not None
+    rates = {case.id: case for case in cmp.repeats.cases}
+    rows = []
+    for case_id in ids:
+        case = rates[case_id]
+        (a, a_kind), (b, b_kind) = (
+            _rate_side(case.a_passes, case.a_runs),
+            _rate_side(case.b_passes, case.b_runs),
+        )
+        rows.append(CaseRow(case_id, a, b, a_kind, b_kind))
+    return rows
+
+
 def case_tables(cmp: Comparison) -> list[tuple[str, list[CaseRow]]]:
     """(title, rows) for the cases that moved, then those left out, each side as a badge."""
     if cmp.repeats is None:
@@ -269,25 +284,19 @@ def case_tables(cmp: Comparison) -> list[tuple[str, list[CaseRow]]]:
             ("Fail → pass", [CaseRow(case, "✗ fail", "✓ pass", "fail", "pass") for case in cmp.fail_to_pass]),
         ]
     else:
-        rates = {case.id: case for case in cmp.repeats.cases}
-
-        def row(case_id: str) -> CaseRow:
-            case = rates[case_id]
-            (a, a_kind), (b, b_kind) = (
-                _rate_side(case.a_passes, case.a_runs),
-                _rate_side(case.b_passes, case.b_runs),
-            )
-            return CaseRow(case_id, a, b, a_kind, b_kind)
-
         moved = [
-            ("Pass rate lower in B", [row(case) for case in cmp.pass_to_fail]),
-            ("Pass rate higher in B", [row(case) for case in cmp.fail_to_pass]),
+            ("Pass rate lower in B", _rate_rows(cmp, cmp.pass_to_fail)),
+            ("Pass rate higher in B", _rate_rows(cmp, cmp.fail_to_pass)),
         ]
-    left = [
+    return [(title, rows) for title, rows in [*moved, ("Left out", _left_rows(cmp))] if rows]
+
+
+def _left_rows(cmp: Comparison) -> list[CaseRow]:
+    """The unpaired cases: each side's status, or that the case is not in it."""
+    return [
         CaseRow(item.id, item.a or "not in A", item.b or "not in B", item.a or "missing", item.b or "missing")
         for item in cmp.unpaired
     ]
-    return [(title, rows) for title, rows in [*moved, ("Left out", left)] if rows]
 
 
 def render_diff_html(cmp: Comparison) -> str:

@@ -366,12 +366,34 @@ class Chart(NamedTuple):
     series: list[Series]
 
 
-def _y_range(values: list[float]) -> tuple[float, float, float]:
-    """(low, high, tick step): from a multiple of 10 below the lowest rate up to 100%."""
-    low = max(0.0, 10 * ((min(values, default=0.0) - 1) // 10))
-    span = 100 - low
-    step = next(size for size in (2, 5, 10, 20) if span / size <= 6)
-    return low, 100.0, float(step)
+class _Axes(NamedTuple):
+    """The plot area and its scales: x by the file's place, y by the rate (from `low` to 100%)."""
+
+    left: int
+    top: int
+    width: int
+    height: int
+    low: float
+    step: float
+    """Between two y ticks, in percentage points."""
+    last: int
+    """The last file's place, counted from 0 (1 at least, so two files span the width)."""
+
+    def x(self, run: int) -> float:
+        return round(self.left + (run - 1) / self.last * self.width, 1)
+
+    def y(self, rate: float) -> float:
+        return round(self.top + (100 - rate) / (100 - self.low) * self.height, 1)
+
+
+def _axes(history: History) -> _Axes:
+    """A y axis from a multiple of 10 below the lowest rate up to 100%, at most 6 ticks apart."""
+    rates = [point.overall for model in history.models for point in model.points if point.overall is not None]
+    low = max(0.0, 10 * ((min(rates, default=0.0) - 1) // 10))
+    step = next(size for size in (2, 5, 10, 20) if (100 - low) / size <= 6)
+    return _Axes(
+        left=56, top=30, width=494, height=300, low=low, step=float(step), last=len(history.runs) - 1 or 1
+    )
 
 
 def _shape(step: Step | None) -> str:
@@ -380,78 +402,76 @@ def _shape(step: Step | None) -> str:
     return "hollow" if step is not None and step.provenance == "rescored" else "dot"
 
 
+def _line(
+    model: ModelHistory, axes: _Axes, hovers: dict[tuple[str, int], str]
+) -> tuple[list[Marker], list[Segment]]:
+    """A model's points with a rate, and the lines between them (dashed into a step not compared)."""
+    valued = [(point, point.overall) for point in model.points if point.overall is not None]
+    markers = [
+        Marker(
+            axes.x(point.run),
+            axes.y(rate),
+            _shape(point.step),
+            hovers.get((model.model, point.run), f"{model.model} #{point.run}: {percent(rate)}"),
+        )
+        for point, rate in valued
+    ]
+    segments = [
+        Segment(a.x, a.y, b.x, b.y, after.step is not None and not after.step.comparable)
+        for a, b, (after, _) in zip(markers, markers[1:], valued[1:], strict=False)
+    ]
+    return markers, segments
+
+
+def _leader(last: Marker, label_y: float, end: float, axes: _Axes) -> Segment | None:
+    """A line from a line's last point to its name, when the name is not right beside it."""
+    from lobrec.reports._labels import LABEL_HEIGHT
+
+    if last.x < axes.left + axes.width or abs(label_y - last.y) > LABEL_HEIGHT / 2:
+        return Segment(last.x, last.y, end - 2, label_y, True)
+    return None
+
+
+def _suite_ticks(history: History, axes: _Axes) -> list[Tick]:
+    """Where the suite changed: that file's x and its suite version."""
+    return [Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed]
+
+
 def chart(history: History) -> Chart:
-    """The lines' geometry: x is the file's place, y the overall rate; every number rounded to 0.1 px."""
-    from lobrec.reports._labels import LABEL_HEIGHT, Label, place_labels, text_width
+    """The lines' geometry: x is the file's place, y the overall rate; every number rounded to 0.1 px.
+    Each line is named at the right, the names kept apart by `place_labels`."""
+    from lobrec.reports._labels import Label, place_labels, text_width
 
-    width, left, right, top, bottom = 760, 56, 210, 30, 40
-    values = [
-        point.overall for model in history.models for point in model.points if point.overall is not None
-    ]
-    low, high, step = _y_range(values)
-    plot_w, plot_h = width - left - right, 300
-    last = len(history.runs) - 1 or 1
-
-    def x_of(run: int) -> float:
-        return round(left + (run - 1) / last * plot_w, 1)
-
-    def y_of(rate: float) -> float:
-        return round(top + (high - rate) / (high - low) * plot_h, 1)
-
-    lines = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
-    drawn: list[tuple[ModelHistory, str, list[Marker], list[Segment]]] = []
-    for index, model in enumerate(history.models):
-        valued = [point for point in model.points if point.overall is not None]
-        markers = [
-            Marker(
-                x_of(point.run),
-                y_of(point.overall),
-                _shape(point.step),
-                lines.get((model.model, point.run), f"{model.model} #{point.run}: {percent(point.overall)}"),
-            )
-            for point in valued
-            if point.overall is not None
-        ]
-        segments = [
-            Segment(a.x, a.y, b.x, b.y, not (after.step is None or after.step.comparable))
-            for (a, b, after) in zip(markers, markers[1:], valued[1:], strict=False)
-        ]
-        drawn.append((model, PALETTE[index % len(PALETTE)], markers, segments))
-    end = left + plot_w + 12
-    wanted = [(model, colour, markers) for model, colour, markers, _ in drawn if markers]
+    axes, bottom = _axes(history), 40
+    hovers = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
+    drawn = [(index, model, *_line(model, axes, hovers)) for index, model in enumerate(history.models)]
+    drawn = list(filter(lambda item: item[2], drawn))  # a model without scores has no line
+    end = axes.left + axes.width + 12
     labels = [
-        Label(end, end + text_width(printable(model.model)), markers[-1].y) for model, _, markers in wanted
+        Label(end, end + text_width(printable(model.model)), markers[-1].y) for _, model, markers, _ in drawn
     ]
-    boxes = place_labels(labels, top=4.0, bottom=top + plot_h + bottom - 4)
+    boxes = place_labels(labels, top=4.0, bottom=axes.top + axes.height + bottom - 4)
     series = []
-    placed = dict(zip((model.model for model, _, _ in wanted), boxes, strict=True))
-    for model, colour, markers, segments in drawn:
-        spot = placed.get(model.model)
-        label_y = round((spot.y0 + spot.y1) / 2, 1) if spot is not None else 0.0
-        leader = None
-        if spot is not None and (
-            markers[-1].x < left + plot_w or abs(label_y - markers[-1].y) > LABEL_HEIGHT / 2
-        ):
-            leader = Segment(markers[-1].x, markers[-1].y, end - 2, label_y, True)
+    for (index, model, markers, segments), spot in zip(drawn, boxes, strict=True):
+        label_y = round((spot.y0 + spot.y1) / 2, 1)
+        colour = PALETTE[index % len(PALETTE)]
+        leader = _leader(markers[-1], label_y, end, axes)
         series.append(Series(model.model, colour, segments, markers, float(end), label_y, leader))
-    lowest = max((spot.y1 for spot in boxes), default=0.0)
-    height = max(top + plot_h + bottom, int(lowest) + 8)
-    ticks = []
-    value = low
-    while value <= high + 1e-9:
-        ticks.append(Tick(y_of(value), f"{value:g}%"))
-        value += step
+    lowest = max([spot.y1 for spot in boxes] + [0.0])
+    count = round((100 - axes.low) / axes.step)
     return Chart(
-        width=width,
-        height=height,
-        left=left,
-        top=top,
-        plot_width=plot_w,
-        plot_height=plot_h,
-        y_ticks=ticks,
-        x_ticks=[Tick(x_of(run.run), f"#{run.run}") for run in history.runs],
-        suite_lines=[Tick(x_of(run.run), run.suite.version) for run in history.runs if run.suite_changed],
-        series=[item for item in series if item.markers],
+        width=760,
+        height=max(axes.top + axes.height + bottom, int(lowest) + 8),
+        left=axes.left,
+        top=axes.top,
+        plot_width=axes.width,
+        plot_height=axes.height,
+        y_ticks=[
+            Tick(axes.y(axes.low + i * axes.step), f"{axes.low + i * axes.step:g}%") for i in range(count + 1)
+        ],
+        x_ticks=[Tick(axes.x(run.run), f"#{run.run}") for run in history.runs],
+        suite_lines=[Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed],
+        series=series,
     )
 
 
