@@ -228,3 +228,34 @@ def test_json_to_stdout_is_the_history_alone() -> None:
     assert done.exit_code == Exit.OK
     data = json.loads(done.stdout)
     assert [run["run"] for run in data["runs"]] == [1, 2]
+
+
+def test_a_version_lobrec_does_not_ship_is_compared_once_its_file_is_given(tmp_path: Path) -> None:
+    """1.2.0 then an unshipped 1.3.0 (the same cases): not comparable until `--suite` gives 1.3.0."""
+    suite = json.loads((ROOT / "suite" / "suite.json").read_bytes())
+    custom = tmp_path / "suite-1.3.0.json"
+    custom.write_text(json.dumps({**suite, "version": "1.3.0"}))
+    later = tmp_path / "at-1.3.0.json"
+    done = lobrec("rescore", str(CASSETTES), "--suite", str(custom), "--json", str(later))
+    assert done.exit_code in (0, 1, 4), done.stderr
+    out = tmp_path / "history.json"
+    assert lobrec("history", str(EXPECTED), str(later), "--json", str(out)).exit_code == Exit.OK
+    blind = _steps(_history(out))
+    assert {(step["comparable"], step["p_value"]) for step in blind.values()} == {(False, None)}
+    assert {step["reason"] for step in blind.values()} == {
+        "suite 1.3.0 not found: give its file with --suite to compare the cases whose checks did not change"
+    }
+    done = lobrec("history", str(EXPECTED), str(later), "--suite", str(custom), "--json", str(out))
+    assert done.exit_code == Exit.OK, done.stderr
+    seen = _steps(_history(out))
+    assert {(step["comparable"], step["left_out"], step["verdict"]) for step in seen.values()} == {
+        (True, 0, "none")
+    }
+    assert {step["cases"] for key, step in seen.items() if key[0] != "fixture/flaky"} == {80}
+
+
+def test_a_suite_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    done = lobrec("history", str(EXPECTED), str(EXPECTED), "--suite", str(missing))
+    assert done.exit_code == Exit.BAD_INPUT
+    assert done.stderr == f"lobrec: {missing}: cannot read the suite file: No such file or directory\n"

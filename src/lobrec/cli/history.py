@@ -86,7 +86,7 @@ def history_command(
         raise fail(f"{files[0]}: history needs two results files or more, oldest first")
     try:
         runs = [read_results(path) for path in files]
-        suites = known_suites(suite_paths) if _needs_suites(runs) else []
+        suites = known_suites(suite_paths) if suite_paths or _needs_suites(runs) else []
     except LobrecError as exc:
         raise fail(str(exc)) from None
     history = build_history([(str(path), run) for path, run in zip(files, runs, strict=True)], suites)
