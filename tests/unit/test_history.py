@@ -180,9 +180,22 @@ def test_models_of_the_last_file_come_first_best_first() -> None:
     assert [entry.model for entry in build_history(files).models] == ["high", "low", "gone"]
 
 
-def test_a_file_whose_recordings_are_older_than_the_previous_files_is_noted() -> None:
+def test_a_model_whose_recordings_go_back_in_time_is_noted() -> None:
+    """A recording never goes back in time; a file holding only other, older models does not count."""
     new = _recorded(model_of(SUITE, "m", []), "2026-03-01T00:00:00+00:00")
     old = _recorded(model_of(SUITE, "m", []), "2026-01-01T10:00:00+09:00")
-    runs = build_history([("a", _file(SUITE, new)), ("b", _file(SUITE, old)), ("c", _file(SUITE, new))]).runs
-    assert [run.recorded_earlier for run in runs] == [False, True, False]
-    assert runs[1].recorded_at == "2026-01-01T10:00:00+09:00"
+    other = _recorded(model_of(SUITE, "other", []), "2025-06-01T00:00:00+00:00")
+    files = [
+        ("a", _file(SUITE, new)),
+        ("b", _file(SUITE, other)),
+        ("c", _file(SUITE, old)),
+        ("d", _file(SUITE, new)),
+    ]
+    runs = build_history(files).runs
+    assert [run.recorded_earlier for run in runs] == [[], [], ["m"], []]
+    assert [run.recorded_at for run in runs] == [
+        "2026-03-01T00:00:00+00:00",
+        "2025-06-01T00:00:00+00:00",
+        "2026-01-01T10:00:00+09:00",
+        "2026-03-01T00:00:00+00:00",
+    ]

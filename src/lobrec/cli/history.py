@@ -67,10 +67,11 @@ def history_command(
 ) -> None:
     """Show a leaderboard's results files over time, steps tested.
 
-    One results file per run, oldest first, in the order given. Each model's overall rate in every file, each step marked better or worse only when the
-    paired test (exact McNemar; the sign test with repeats) finds it real, rescored runs (the
-    same recordings re-judged) and suite-version changes marked. Across suite versions only the
-    cases whose request and checks did not change are compared.
+    One results file per run, oldest first, in the order given. Each model's overall rate in
+    every file, each step marked better or worse only when the paired test (exact McNemar; the
+    sign test with repeats) finds it real, rescored runs (the same recordings re-judged) and
+    suite-version changes marked. Across suite versions only the cases whose request and checks
+    did not change are compared.
     """
     from lobrec.core.history import build_history
     from lobrec.errors import LobrecError

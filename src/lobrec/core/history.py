@@ -56,8 +56,9 @@ class HistoryRun(Record, frozen=True, kw_only=True):
     models: int
     suite_changed: bool
     """The judging suite differs from the previous file's (name, version, or content hash)."""
-    recorded_earlier: bool
-    """Its newest recording is older than the previous file's: were the files given out of order?"""
+    recorded_earlier: list[str]
+    """Models whose recordings here are older than in an earlier file holding them: a recording
+    never goes back in time (a rescore keeps its dates), so were the files given out of order?"""
 
 
 class Step(Record, frozen=True, kw_only=True):
@@ -270,30 +271,36 @@ def _instant(text: str) -> datetime | None:
     return moment if moment.tzinfo is not None else None
 
 
-def newest_recording(run: RunResult) -> str | None:
-    """The latest `started_at` the file cites (by instant; unreadable stamps are passed over)."""
-    stamps = [(_instant(r.started_at), r.started_at) for model in run.models for r in model.recorded]
+def newest_recording(models: Sequence[ModelResult]) -> tuple[datetime, str] | None:
+    """The latest `started_at` these models cite, as an instant and as written (unreadable stamps
+    are passed over)."""
+    stamps = [(_instant(r.started_at), r.started_at) for model in models for r in model.recorded]
     known = [(moment, text) for moment, text in stamps if moment is not None]
-    return max(known)[1] if known else None
+    return max(known) if known else None
 
 
 def _runs(files: Sequence[tuple[str, RunResult]]) -> list[HistoryRun]:
     runs: list[HistoryRun] = []
+    latest: dict[str, datetime] = {}
     for index, (label, run) in enumerate(files):
-        newest = newest_recording(run)
+        earlier = []
+        for model in run.models:
+            newest = newest_recording([model])
+            if newest is not None and model.model in latest and newest[0] < latest[model.model]:
+                earlier.append(model.model)
+            if newest is not None:
+                latest[model.model] = max(newest[0], latest.get(model.model, newest[0]))
+        newest = newest_recording(run.models)
         previous = runs[-1] if runs else None
-        then = _instant(previous.recorded_at) if previous and previous.recorded_at else None
-        now = _instant(newest) if newest else None
-        earlier = then is not None and now is not None and now < then
         runs.append(
             HistoryRun(
                 run=index + 1,
                 label=label,
                 suite=run.suite,
-                recorded_at=newest,
+                recorded_at=None if newest is None else newest[1],
                 models=len(run.models),
                 suite_changed=previous is not None and not same_suite(previous.suite, run.suite),
-                recorded_earlier=earlier,
+                recorded_earlier=list(dict.fromkeys(earlier)),
             )
         )
     return runs

@@ -134,9 +134,12 @@ def notes(history: History) -> list[str]:
     lines = []
     for previous, run in zip(history.runs, history.runs[1:], strict=False):
         if run.recorded_earlier:
+            names = ", ".join(run.recorded_earlier[:3])
+            more = len(run.recorded_earlier) - 3
+            names += f" and {more} more" if more > 0 else ""
             lines.append(
-                f"#{run.run}'s newest recording ({run.recorded_at}) is older than #{previous.run}'s "
-                f"({previous.recorded_at}): files are shown in the order given."
+                f"#{run.run} holds older recordings of {names} than an earlier file does: files are "
+                "shown in the order given; were they given out of order?"
             )
         if run.suite_changed:
             lines.append(
