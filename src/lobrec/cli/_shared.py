@@ -195,26 +195,6 @@ def with_suite_source(run: Any, path: Path | None) -> Any:
     return msgspec.structs.replace(run, suite=msgspec.structs.replace(run.suite, source=suite_source(path)))
 
 
-MAX_RESULTS_BYTES = 64 * 1024 * 1024
-"""A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
-
-
-def read_results(path: Path) -> RunResult:
-    """A results file (`diff`, `history`); raises LobrecError in one line naming it when it cannot
-    be read or is not a lobrec results file."""
-    import msgspec
-
-    from lobrec.core.results import decode_results
-    from lobrec.errors import LobrecError
-    from lobrec.files import read_capped
-
-    data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
-    try:
-        return decode_results(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
-
-
 def load_runnable_suite(path: Path | None) -> Any:
     """Load the suite for `record` or `rescore`, refusing one with a case no model could pass.
 

@@ -13,17 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import (
-    MAX_RESULTS_BYTES,
-    Exit,
-    fail,
-    one_stdout,
-    read_results,
-    report_console,
-    write_report,
-)
-
-__all__ = ["MAX_RESULTS_BYTES", "diff_command", "load_side"]
+from lobrec.cli._shared import Exit, fail, one_stdout, report_console, write_report
 
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult
@@ -44,6 +34,7 @@ def load_side(
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError, VersionMismatch
     from lobrec.replay import newer_suite_problem, rescore_directories
+    from lobrec.results_file import read_results
     from lobrec.suite_file import load_suite
 
     if path.is_dir():

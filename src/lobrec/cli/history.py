@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import Exit, fail, one_stdout, read_results, report_console, write_report
+from lobrec.cli._shared import Exit, fail, one_stdout, report_console, write_report
 
 if TYPE_CHECKING:
     from lobrec.core.results import RunResult
@@ -81,6 +81,7 @@ def history_command(
         render_history_html,
         render_history_markdown,
     )
+    from lobrec.results_file import read_results
 
     one_stdout(markdown=markdown_out, html=html_out, json=json_out)
     if len(files) < 2:
