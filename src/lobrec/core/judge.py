@@ -77,22 +77,28 @@ def call_records(reply: Reply, offered: list[Tool]) -> list[CallRecord]:
     return records
 
 
+def _times(count: int) -> str:
+    return "" if count == 1 else f" {count} times"
+
+
 def _name_mismatches(expected: list[str], called: list[str | None]) -> list[Mismatch]:
-    missing = Counter(expected) - Counter(called)
-    extra = Counter(called) - Counter(expected)
-    mismatches = []
-    for name, count in sorted(missing.items()):
-        times = "" if count == 1 else f" {count} times"
+    wanted: Counter[str | None] = Counter(expected)
+    made: Counter[str | None] = Counter(called)
+    mismatches = [
+        Mismatch(
+            path="names",
+            expected=name,
+            got=None,
+            reason=f"expected a call to {name}{_times(count)}, not made",
+        )
+        for name, count in sorted((wanted - made).items(), key=lambda item: str(item[0]))
+    ]
+    for name, count in sorted((made - wanted).items(), key=lambda item: str(item[0])):
+        label = NO_NAME if name is None else name
         mismatches.append(
             Mismatch(
-                path="names", expected=name, got=None, reason=f"expected a call to {name}{times}, not made"
+                path="names", expected=None, got=label, reason=f"unexpected call to {label}{_times(count)}"
             )
-        )
-    for name, count in sorted(extra.items(), key=lambda item: str(item[0])):
-        label = NO_NAME if name is None else name
-        times = "" if count == 1 else f" {count} times"
-        mismatches.append(
-            Mismatch(path="names", expected=None, got=label, reason=f"unexpected call to {label}{times}")
         )
     return mismatches
 

@@ -140,7 +140,7 @@ def _length(schema: dict[str, Any], keyword: str, where: str) -> int | None:
 def _bound(schema: dict[str, Any], keyword: str, where: str) -> int | float | None:
     if keyword not in schema:
         return None
-    value = schema[keyword]
+    value: int | float = schema[keyword]
     if not is_number(value) or value != value or value in (float("inf"), float("-inf")):
         raise _malformed(keyword, where, "a finite number", value)
     return value

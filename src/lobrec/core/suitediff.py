@@ -154,7 +154,7 @@ def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
     for case in old.cases:
         if case.id not in new_ids:
             changes.append(Change(case=case.id, kind="removed", what="case removed", bump="major"))
-    required = max((change.bump for change in changes), key=BUMP_ORDER.index, default="none")
+    required = max((change.bump for change in changes), key=BUMP_ORDER.index, default=BUMP_ORDER[0])
     return SuiteDiff(
         old_version=old.version,
         new_version=new.version,

@@ -355,8 +355,8 @@ class FakeGateway:
         """The base URL to give a client, ending in `/v1`."""
         if self._server is None:
             raise RuntimeError("the fake gateway is not bound yet; call start()")
-        host = self._server.server_address[0]
-        if ":" in str(host):
+        host = str(self._server.server_address[0])  # an AF_INET or AF_INET6 server's: a str
+        if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}/v1"
 
