@@ -49,6 +49,7 @@ from lobrec.core.suite import (
     Tool,
     case_id_problem,
     shown_id,
+    version_order,
 )
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.core.words import counted
@@ -459,8 +460,7 @@ def reference_reply(step: CallStep) -> Reply:
 def _requires_wrong_answers(suite: Suite) -> bool:
     if not SEMVER.match(suite.version):
         return False
-    major, minor = (int(part) for part in suite.version.split(".")[:2])
-    return (major, minor) >= (1, 1)
+    return version_order(suite.version)[:2] >= (1, 1)
 
 
 def _check_samples(
