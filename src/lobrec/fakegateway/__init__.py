@@ -22,6 +22,20 @@ described in `docs/fake-gateway.md`.
 
 from __future__ import annotations
 
+from lobrec.fakegateway.completions import (
+    COMPLETION_PRICE,
+    CREATED,
+    PROMPT_PRICE,
+    ChatCall,
+    FakeReply,
+    Turn,
+    completion_body,
+    error_reply,
+    json_reply,
+    parse_request,
+    price,
+    status_fault_reply,
+)
 from lobrec.fakegateway.faults import (
     NOT_COMPLETION_BODY,
     NOT_JSON_BODY,
@@ -92,20 +106,6 @@ from lobrec.fakegateway.server import (
     is_loopback,
     start_fake_gateway_process,
     stop_fake_gateway_process,
-)
-from lobrec.fakegateway.wire import (
-    COMPLETION_PRICE,
-    CREATED,
-    PROMPT_PRICE,
-    ChatCall,
-    FakeReply,
-    Turn,
-    completion_body,
-    error_reply,
-    json_reply,
-    parse_request,
-    price,
-    status_fault_reply,
 )
 
 __all__ = [
