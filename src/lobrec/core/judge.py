@@ -15,10 +15,10 @@ from collections import Counter
 from typing import Any
 
 from lobrec.core.checks import failed_checks
+from lobrec.core.jsonschema import validate
 from lobrec.core.jsonvalue import preview
 from lobrec.core.matching import maximum_matching, perfect_matching, same_multiset
 from lobrec.core.results import CallRecord, Mismatch, StepVerdict
-from lobrec.core.schema import validate
 from lobrec.core.suite import CallStep, ExpectedCall, NoCallStep, Step, Tool
 from lobrec.core.wire import ObservedCall, Reply
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from lobrec.core.jsonschema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.core.jsonvalue import duplicate_key, too_deep
-from lobrec.core.schema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]

@@ -27,10 +27,10 @@ from typing import Any
 
 from lobrec.core.checks import compile_pattern
 from lobrec.core.ecma import PatternError
+from lobrec.core.jsonschema import check_schema, validate
 from lobrec.core.jsonvalue import preview
 from lobrec.core.judge import judge_step
 from lobrec.core.results import StepVerdict
-from lobrec.core.schema import check_schema, validate
 from lobrec.core.suite import (
     CASE_ID_RULE,
     GROUPS,
