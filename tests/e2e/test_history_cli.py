@@ -260,3 +260,17 @@ def test_a_suite_file_that_cannot_be_read_is_named(tmp_path: Path) -> None:
     done = lobrec("history", str(EXPECTED), str(EXPECTED), "--suite", str(missing))
     assert done.exit_code == Exit.BAD_INPUT
     assert done.stderr == f"lobrec: {missing}: cannot read the suite file: No such file or directory\n"
+
+
+def test_a_narrow_terminal_gets_the_table_in_parts_and_never_a_cut_cell(tmp_path: Path) -> None:
+    later = _re_recorded_worse(tmp_path)
+    files = [str(EXPECTED), str(EXPECTED), str(later), str(EXPECTED)]
+    done = CliRunner().invoke(app, ["history", *files], env={"COLUMNS": "40"})
+    assert done.exit_code == Exit.OK, done.stderr
+    assert "…" not in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= 40
+    headers = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("Model ")]
+    assert [run for header in headers for run in header] == ["#1", "#2", "#3", "#4"]
+    assert len(headers) > 1
+    # a line per file instead of the files' table; a path longer than the line is folded, not cut
+    assert f"#3:{later},suitelobstack-tools1.2.0,newestrecording" in "".join(done.stdout.split())

@@ -156,6 +156,13 @@ def _points(model: ModelHistory) -> dict[int, Point]:
 # --- terminal --------------------------------------------------------------------------------------
 
 
+def run_line(run: HistoryRun) -> str:
+    """A file in one line: `#2 §: suite lobstack-tools 1.2.0, runs/b.json, newest recording …, 10 models`."""
+    recorded = f"newest recording {run.recorded_at}" if run.recorded_at else "no recording dates"
+    models = counted(run.models, "model")
+    return f"{run_heading(run)}: {run.label}, suite {suite_text(run)}, {recorded}, {models}"
+
+
 def runs_table(history: History) -> Table:
     """Run, file, suite, newest recording and models, one row per file."""
     result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
@@ -172,21 +179,18 @@ def runs_table(history: History) -> Table:
     return result
 
 
-def history_table(history: History) -> Table:
-    """One row per model, one column per file: the overall rate and the step's marks."""
-    result = Table(
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        show_edge=False,
-    )
+def history_table(history: History, runs: list[HistoryRun] | None = None) -> Table:
+    """One row per model, one column per file (`runs`: some of the files, default all): the overall
+    rate and the step's marks."""
+    shown = history.runs if runs is None else runs
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
     result.add_column("Model", no_wrap=True)
-    for run in history.runs:
+    for run in shown:
         result.add_column(run_heading(run), justify="right", no_wrap=True)
     for model in history.models:
         points = _points(model)
         cells = []
-        for run in history.runs:
+        for run in shown:
             point = points.get(run.run)
             step = point.step if point is not None else None
             style = {"better": "green", "worse": "red"}.get(step.verdict if step else "", "")
@@ -195,12 +199,37 @@ def history_table(history: History) -> Table:
     return result
 
 
+def _width(table: Table) -> int:
+    from rich.console import Console
+
+    return Console(width=100_000).measure(table).maximum
+
+
+def history_tables(history: History, width: int) -> list[Table]:
+    """The table laid out for `width` columns: whole when it fits, else in parts, each starting with
+    the model names and holding as many files, in order, as fit (at least one), so no cell is cut."""
+    parts: list[list[HistoryRun]] = [[]]
+    for run in history.runs:
+        trial = [*parts[-1], run]
+        if parts[-1] and _width(history_table(history, trial)) > width:
+            parts.append([run])
+        else:
+            parts[-1] = trial
+    return [history_table(history, part) for part in parts]
+
+
 def render_history(history: History, console: Console) -> None:
     """Print the files, the table, its key, the notes, and the steps that were flagged or could
     not be compared (every step is in the Markdown, HTML and JSON)."""
     console.print(Text(printable(title(history)), style="bold"))
-    console.print(runs_table(history))
-    console.print(history_table(history))
+    files = runs_table(history)
+    if _width(files) <= console.width:
+        console.print(files)
+    else:  # a narrow terminal: a line per file, which wraps between words, never cuts the path
+        for run in history.runs:
+            console.print(Text(printable(run_line(run))))
+    for part in history_tables(history, console.width):
+        console.print(part)
     console.print(pack_phrases(KEY, console.width))
     for line in notes(history):
         console.print(Text(printable(line)))
