@@ -218,33 +218,40 @@ def history_tables(history: History, width: int) -> list[Table]:
     return [history_table(history, part) for part in parts]
 
 
+def _print_files(history: History, console: Console) -> None:
+    """The files' table, or in a terminal too narrow for it a line per file (which wraps between
+    words, never cuts a path off)."""
+    files = runs_table(history)
+    if _width(files) <= console.width:
+        console.print(files)
+        return
+    for run in history.runs:
+        console.print(Text(printable(run_line(run))))
+
+
+def _print_steps(history: History, console: Console) -> None:
+    """How many steps were tested and found real, then each step flagged or not comparable."""
+    rows = step_rows(history)
+    shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
+    real = sum(1 for row in rows if row.step.verdict != "none")
+    ending = ":" if shown else "."
+    console.print(Text(f"{counted(len(rows), 'step')} tested: {real} found real by the paired test{ending}"))
+    for row in shown:
+        style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
+        console.print(Text(printable(step_line(row)), style=style))
+
+
 def render_history(history: History, console: Console) -> None:
     """Print the files, the table, its key, the notes, and the steps that were flagged or could
     not be compared (every step is in the Markdown, HTML and JSON)."""
     console.print(Text(printable(title(history)), style="bold"))
-    files = runs_table(history)
-    if _width(files) <= console.width:
-        console.print(files)
-    else:  # a narrow terminal: a line per file, which wraps between words, never cuts the path
-        for run in history.runs:
-            console.print(Text(printable(run_line(run))))
+    _print_files(history, console)
     for part in history_tables(history, console.width):
         console.print(part)
     console.print(pack_phrases(KEY, console.width))
     for line in notes(history):
         console.print(Text(printable(line)))
-    rows = step_rows(history)
-    shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
-    real = sum(1 for row in rows if row.step.verdict != "none")
-    console.print(
-        Text(
-            f"{counted(len(rows), 'step')} tested: {real} found real by the paired test"
-            + (":" if shown else ".")
-        )
-    )
-    for row in shown:
-        style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
-        console.print(Text(printable(step_line(row)), style=style))
+    _print_steps(history, console)
 
 
 # --- Markdown --------------------------------------------------------------------------------------
