@@ -41,6 +41,11 @@ def _finalize(value: object) -> object:
     return value if isinstance(value, Markup) else _as_text(value)
 
 
+def code(text: str) -> str:
+    """A case id (or any short text) as escaped `<code>`, for lines a template marks safe."""
+    return f"<code>{_as_text(text)}</code>"
+
+
 def multiline(value: object) -> Markup:
     """A filter for blocks shown as they are (`<pre>`, messages): line breaks and tabs kept."""
     return value if isinstance(value, Markup) else _as_text(value, keep_newlines=True)
