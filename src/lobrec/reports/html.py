@@ -59,7 +59,7 @@ def _suite_changes(run: RunResult) -> Markup | None:
         return None
     from lobrec.reports.suite_changes import render_suite_changes_html
 
-    return Markup(render_suite_changes_html(run.suite_changes))  # noqa: S704 - escaped by its module
+    return Markup(render_suite_changes_html(run.suite_changes))
 
 
 def render_html(run: RunResult, suite: Suite) -> str:

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
+from lobrec.core.repeats import run_cases
 from lobrec.core.results import CallRecord, CaseResult, ModelResult, StepVerdict
 from lobrec.core.suite import (
     Absent,
@@ -27,7 +29,6 @@ from lobrec.core.suite import (
     Regex,
     Subset,
 )
-from lobrec.reports.repeats import run_cases
 
 STATUS: dict[str, tuple[str, str]] = {
     "pass": ("✓", "pass"),
@@ -66,7 +67,7 @@ def cell_status(result: CaseResult | None) -> str:
     return result.status
 
 
-def runs_status(outcomes: list[str]) -> str:
+def runs_status(outcomes: Sequence[str]) -> str:
     """A repeated model's cell: pass or fail when every scored run agrees, flaky when they do not,
     else (no run scored) the first run's status."""
     scored = [outcome for outcome in outcomes if outcome in ("passed", "failed")]
@@ -87,8 +88,7 @@ def check_text(check: Check) -> str:
         case Regex():
             return f"{check.arg} matches /{check.pattern}/i"
         case OneOf():
-            left_out = " (or left out)" if None in check.values else ""
-            return f"{check.arg} is one of {json_text(check.values)}{left_out}"
+            return _one_of_text(check)
         case Contains():
             return f"{check.arg} contains {json_text(check.value)} (any case)"
         case Present():
@@ -96,11 +96,20 @@ def check_text(check: Check) -> str:
         case Absent():
             return f"{check.arg} is absent"
         case Range():
-            low = "" if check.min is None else f"{check.min:g} ≤ "
-            high = "" if check.max is None else f" ≤ {check.max:g}"
-            return f"{low}{check.arg}{high}"
+            return _range_text(check)
         case _:
             assert_never(check)
+
+
+def _one_of_text(check: OneOf) -> str:
+    left_out = " (or left out)" if None in check.values else ""
+    return f"{check.arg} is one of {json_text(check.values)}{left_out}"
+
+
+def _range_text(check: Range) -> str:
+    low = "" if check.min is None else f"{check.min:g} ≤ "
+    high = "" if check.max is None else f" ≤ {check.max:g}"
+    return f"{low}{check.arg}{high}"
 
 
 def call_flag(record: CallRecord) -> str | None:
@@ -210,19 +219,24 @@ class RunView:
 
 
 def run_view(number: int, case: Case | None, result: CaseResult | None, status: str) -> RunView:
-    steps: list[StepView] = []
-    unscored: list[Expected] = []
     if result is not None and result.status == "scored":
-        suite_steps: list[CallStep | NoCallStep | None] = list(case.steps) if case is not None else []
-        total = max(len(suite_steps), len(result.steps))
-        stopped = next((v.index for v in result.steps if not v.passed), None)
-        by_index = {verdict.index: verdict for verdict in result.steps}
-        for index in range(total):
-            step = suite_steps[index] if index < len(suite_steps) else None
-            steps.append(_step_view(index, step, by_index.get(index), stopped))
-    elif case is not None and status != "missing":
-        unscored = [Expected(step) for step in case.steps]
-    return RunView(number, status, result, steps, unscored)
+        return RunView(number, status, result, _scored_steps(case, result), [])
+    unscored = [Expected(step) for step in case.steps] if case is not None and status != "missing" else []
+    return RunView(number, status, result, [], unscored)
+
+
+def _scored_steps(case: Case | None, result: CaseResult) -> list[StepView]:
+    """Every step of the suite's case or of the verdict, whichever has more; after a chain's failed
+    step, the rest as not reached."""
+    suite_steps: list[CallStep | NoCallStep | None] = list(case.steps) if case is not None else []
+    stopped = next((v.index for v in result.steps if not v.passed), None)
+    by_index = {verdict.index: verdict for verdict in result.steps}
+    return [
+        _step_view(
+            index, suite_steps[index] if index < len(suite_steps) else None, by_index.get(index), stopped
+        )
+        for index in range(max(len(suite_steps), len(result.steps)))
+    ]
 
 
 @dataclass(frozen=True)
@@ -237,11 +251,11 @@ class Panel:
     repeated: bool
 
 
-def panel(model: ModelResult, case_id: str, case: Case | None, result: CaseResult | None, status: str) -> Panel:
+def panel(
+    model: ModelResult, case_id: str, case: Case | None, result: CaseResult | None, status: str
+) -> Panel:
     if model.repeats is None:
         return Panel(case_id, model.model, status, case, [run_view(1, case, result, status)], False)
     found = [next((r for r in cases if r.id == case_id), None) for cases in run_cases(model)]
-    runs = [
-        run_view(number, case, each, cell_status(each)) for number, each in enumerate(found, start=1)
-    ]
+    runs = [run_view(number, case, each, cell_status(each)) for number, each in enumerate(found, start=1)]
     return Panel(case_id, model.model, status, case, runs, True)

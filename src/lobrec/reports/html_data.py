@@ -27,8 +27,8 @@ from lobrec.reports._format import (
     model_notes,
     ordered_groups,
     printable,
-    rate_counts,
     ranked,
+    rate_counts,
     rerecord,
 )
 from lobrec.reports.html_cells import STATUS, Panel, cell_status, panel, runs_status
@@ -337,6 +337,18 @@ class _Cells:
         return MatrixCell(cell_id, status, title, symbol, word, unscored, shown)
 
 
+def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell]) -> CaseRow:
+    statuses = [cell.status for cell in cells]
+    return CaseRow(
+        case_id=case_id,
+        note=case.note if case is not None and case.note else "",
+        fail=any(status != "pass" for status in statuses),
+        disagree=len(set(statuses)) > 1,
+        search=f"{case_id} {_prompt_text(case)}".strip(),
+        cells=cells,
+    )
+
+
 def matrix(run: RunResult, suite: Suite) -> Matrix:
     models = ranked(run)
     cells = _Cells(run, models)
@@ -350,20 +362,10 @@ def matrix(run: RunResult, suite: Suite) -> Matrix:
             key += "_"
         keys.add(key)
         total += len(cases)
-        rows = []
-        for index, (case_id, case) in enumerate(cases):
-            row = cells.row(index, case_id, case)
-            statuses = [cell.status for cell in row]
-            rows.append(
-                CaseRow(
-                    case_id=case_id,
-                    note=case.note if case is not None and case.note else "",
-                    fail=any(status != "pass" for status in statuses),
-                    disagree=len(set(statuses)) > 1,
-                    search=f"{case_id} {_prompt_text(case)}".strip(),
-                    cells=row,
-                )
-            )
+        rows = [
+            _case_row(case_id, case, cells.row(index, case_id, case))
+            for index, (case_id, case) in enumerate(cases)
+        ]
         scores = [group_cell(model, group) for model in models]
         found.append(GroupRows(key, group_label(group), scores, rows))
     return Matrix([model.model for model in models], legend, found, total)
@@ -390,7 +392,7 @@ def rerecord_lines(run: RunResult) -> list[Rerecord]:
             found.append("stale: " + ", ".join(map(code, stale)))
         if unrecorded:
             found.append("unrecorded: " + ", ".join(map(code, unrecorded)))
-        lines.append(Rerecord(model, None, Markup("; ".join(found))))  # noqa: S704 - words, escaped ids
+        lines.append(Rerecord(model, None, Markup("; ".join(found))))
     for model_result, number, parts in runs_to_record(run, code):
-        lines.append(Rerecord(model_result.model, number, Markup("; ".join(parts))))  # noqa: S704
+        lines.append(Rerecord(model_result.model, number, Markup("; ".join(parts))))
     return lines

@@ -33,7 +33,7 @@ CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-
 def _as_text(value: object, *, keep_newlines: bool = False) -> Markup:
     """Any value as HTML text: control characters spelled out, then `html.escape(quote=True)`
     (the escaping the reports have always used: `&quot;` and `&#x27;` in attributes)."""
-    return Markup(html.escape(printable(str(value), keep_newlines=keep_newlines), quote=True))  # noqa: S704
+    return Markup(html.escape(printable(str(value), keep_newlines=keep_newlines), quote=True))
 
 
 def _finalize(value: object) -> object:
@@ -56,13 +56,13 @@ def json_for_script(value: Any) -> Markup:
     value can close the element or open a comment."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))  # noqa: S704 - escaped above
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 @cache
 def static(name: str) -> Markup:
     """A CSS or JavaScript file of the package, to inline into a page (ours: trusted markup)."""
-    return Markup(files("lobrec.reports").joinpath("static", name).read_text(encoding="utf-8"))  # noqa: S704
+    return Markup(files("lobrec.reports").joinpath("static", name).read_text(encoding="utf-8"))
 
 
 NL = Markup("\n")

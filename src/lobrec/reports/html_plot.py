@@ -22,7 +22,7 @@ def interval_text(interval: tuple[float, float]) -> str:
 
 def _nice_step(span: float, count: int = 5) -> float:
     raw = span / count
-    power = 10 ** math.floor(math.log10(raw))
+    power = 10.0 ** math.floor(math.log10(raw))
     for factor in (1, 2, 2.5, 5, 10):
         if raw <= factor * power:
             return factor * power
@@ -120,6 +120,19 @@ def _plotted(run: RunResult) -> tuple[list[tuple[ModelResult, float, float]], li
     return plotted, skipped
 
 
+def _x_of(scale: str, low: float, high: float, plot_w: float) -> Callable[[float], float]:
+    """Where a cost sits across the frame, on the axis's scale."""
+
+    def x_of(usd: float) -> float:
+        if scale == "log":
+            share = (math.log10(usd) - math.log10(low)) / (math.log10(high) - math.log10(low))
+        else:
+            share = (usd - low) / (high - low)
+        return LEFT + share * plot_w
+
+    return x_of
+
+
 def plot(run: RunResult) -> Plot | str:
     """The plot's geometry, or (nothing to plot) the models left out and why."""
     plotted, left_out = _plotted(run)
@@ -128,13 +141,7 @@ def plot(run: RunResult) -> Plot | str:
         return skipped
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     scale, low, high, ticks = _x_axis([usd for _, usd, _ in plotted])
-
-    def x_of(usd: float) -> float:
-        if scale == "log":
-            share = (math.log10(usd) - math.log10(low)) / (math.log10(high) - math.log10(low))
-        else:
-            share = (usd - low) / (high - low)
-        return LEFT + share * plot_w
+    x_of = _x_of(scale, low, high, plot_w)
 
     def y_of(rate: float) -> float:
         return TOP + (1 - rate / 100) * plot_h
@@ -145,15 +152,7 @@ def plot(run: RunResult) -> Plot | str:
         for tick, label in zip(ticks, _tick_labels(scale, ticks), strict=True)
     ]
     located = [(model, x_of(usd), y_of(rate), usd, rate) for model, usd, rate in plotted]
-    labels, sides = _point_labels([(model.model, x, y) for model, x, y, _, _ in located], WIDTH - 4)
-    obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y, _, _ in located]
-    # The x axis's tick labels and title sit below the frame: labels pushed down must miss them.
-    obstacles += [Box(LEFT - 40, TOP + plot_h + 4, LEFT + plot_w + 40, HEIGHT)]
-    boxes = place_labels(labels, top=2.0, bottom=TOP + plot_h, obstacles=obstacles)
-    points = [
-        _point(model, x, y, f"{model.model}: {percent(rate)}, {cost(usd)}", box, side, _ci_ys(model, y_of))
-        for (model, x, y, usd, rate), box, side in zip(located, boxes, sides, strict=True)
-    ]
+    boxes, points = _labelled(located, plot_w, plot_h, y_of)
     lowest = max((box.y1 for box in boxes), default=0.0)
     # more labels than fit beside the frame: grow the drawing below it
     height = math.ceil(lowest + 4) if lowest > HEIGHT else HEIGHT
@@ -169,6 +168,25 @@ def plot(run: RunResult) -> Plot | str:
         axis_y=f"{TOP + plot_h / 2:.1f}",
         points=points,
     )
+
+
+def _labelled(
+    located: list[tuple[ModelResult, float, float, float, float]],
+    plot_w: float,
+    plot_h: float,
+    y_of: Callable[[float], float],
+) -> tuple[list[Box], list[Point]]:
+    """Each point with its label placed clear of the other labels, the points and the x axis."""
+    labels, sides = _point_labels([(model.model, x, y) for model, x, y, _, _ in located], WIDTH - 4)
+    obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y, _, _ in located]
+    # The x axis's tick labels and title sit below the frame: labels pushed down must miss them.
+    obstacles += [Box(LEFT - 40, TOP + plot_h + 4, LEFT + plot_w + 40, HEIGHT)]
+    boxes = place_labels(labels, top=2.0, bottom=TOP + plot_h, obstacles=obstacles)
+    points = [
+        _point(model, x, y, f"{model.model}: {percent(rate)}, {cost(usd)}", box, side, _ci_ys(model, y_of))
+        for (model, x, y, usd, rate), box, side in zip(located, boxes, sides, strict=True)
+    ]
+    return boxes, points
 
 
 def _ci_ys(model: ModelResult, y_of: Callable[[float], float]) -> tuple[float, float] | None:
