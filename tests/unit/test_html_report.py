@@ -356,23 +356,27 @@ def test_the_filter_bar_is_hidden_until_the_script_shows_it(page: str) -> None:
     bar = next(e for e in found if attrs(e).get("id") == "filters")
     assert "hidden" in attrs(bar) and attrs(bar)["role"] == "search"
     ids = [attrs(e).get("id") for e in found if e["tag"] in ("input", "select", "button", "output")]
-    assert ids[:6] == [
+    assert ids[:7] == [
         "filter-failures",
         "filter-disagree",
         "filter-group",
+        "filter-kind",
         "filter-q",
         "filter-clear",
         "filter-count",
     ]
     options = [attrs(e)["value"] for e in found if e["tag"] == "option"]
-    assert options == ["", "selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    groups = ["", "selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    # the kind filter offers the kinds some model has, in the kinds' precedence order
+    kinds = ["", "call_not_needed", "made_up_tool", "missing_parallel_call", "wrong_tool", "argument_check"]
+    assert options == groups + kinds
     assert '<output id="filter-count" aria-live="polite">12 of 12 cases shown</output>' in cases
 
 
 def test_the_script_keeps_the_address_syntax() -> None:
     page = render_html(sample_run(), sample_suite())
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
-    assert 'var ORDER = ["filter", "group", "q", "fold", "sort", "open"];' in script
+    assert 'var ORDER = ["filter", "group", "kind", "q", "fold", "sort", "open"];' in script
     assert "var CELL = /^[A-Za-z0-9_.-]+$/;" in script
 
 

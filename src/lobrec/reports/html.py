@@ -1,6 +1,7 @@
 """The HTML report: one self-contained file to open in a browser and explore case by case.
 
-It holds the leaderboard, a plot of score against cost, the per-group breakdown, and a matrix of
+It holds the leaderboard (with tiers), a plot of score against cost, the per-group breakdown,
+what the scores mean (failure kinds per model, the run's resolution, `auto`'s routing), and a matrix of
 every case against every model; each cell opens the model's calls beside the suite's expected
 calls, with the failing check and the judge's reasons. The file loads nothing: styles and the
 small script are inline, the plot is inline SVG, and a Content-Security-Policy forbids network
@@ -14,7 +15,7 @@ shown as text, control characters spelled out. The data the templates show is sh
 Without JavaScript the page is complete: every row shows, groups fold with `<details>` (and
 CSS `:has`), each rate shows its 95% interval. The script (`static/report.js`) adds the explorer,
 and keeps its state in the address, keys in this order, each optional:
-`#filter=failures,disagree&group=<group>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
+`#filter=failures,disagree&group=<group>&kind=<failure kind>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
 (`#open=<cell id>` alone opens a cell as before). Everything the script decides from (which rows
 fail or disagree, what a search looks through, the number each leaderboard cell sorts by) is
 computed here and written into `data-` attributes, so the same results give the same bytes.
@@ -27,10 +28,11 @@ from markupsafe import Markup
 from lobrec.core.results import RunResult
 from lobrec.core.suite import Suite
 from lobrec.core.words import counted
-from lobrec.reports import html_cells, html_data, html_plot
+from lobrec.reports import html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH, cost, latency, provenance, ranked
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
+from lobrec.reports.insight import KIND_LABELS
 from lobrec.reports.html_page import CSP, render_page, static
 
 __all__ = ["CSP", "DEFAULT_SORT", "call_flag", "check_text", "render_html", "sort_key"]
@@ -39,6 +41,7 @@ _HELPERS = {
     "DASH": DASH,
     "DEFAULT_SORT": DEFAULT_SORT,
     "HEIGHT": html_plot.HEIGHT,
+    "KIND_LABELS": KIND_LABELS,
     "LEGEND": html_cells.LEGEND,
     "STATUS": html_cells.STATUS,
     "WIDTH": html_plot.WIDTH,
@@ -80,6 +83,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
         plot=html_plot.plot(run),
         models=[model.model for model in models],
         groups=html_data.groups(run),
+        insight=html_insight.insight(run),
         rerecord=html_data.rerecord_lines(run),
         suite_changes=_suite_changes(run),
         matrix=html_data.matrix(run, suite),

@@ -32,8 +32,10 @@ from lobrec.reports._format import (
     rerecord,
 )
 from lobrec.reports.html_cells import STATUS, Panel, cell_status, panel, runs_status
+from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
+from lobrec.reports.insight import with_tier
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
     REPEATS_KEY,
@@ -83,6 +85,7 @@ _OTHER_SORT_KEYS: dict[str, SortKey] = {
     "Scored": SortKey("scored", "desc", False, _scored_share),
     "Errored": SortKey("errored", "asc", False, lambda model: model.counts.errored),
     "Stale": SortKey("stale", "asc", False, lambda model: model.counts.stale + model.counts.unrecorded),
+    "Tier": SortKey("tier", "asc", False, lambda model: model.tier),
     "Runs": SortKey("runs", "desc", False, lambda model: model.run_count),
     "pass^K": SortKey(
         "pass_k",
@@ -185,7 +188,7 @@ def _runs_notes(model: ModelResult) -> list[str]:
 
 
 def leaderboard(run: RunResult) -> Leaderboard:
-    columns = leaderboard_columns(run)
+    columns = with_tier(leaderboard_columns(run), run)
     models = ranked(run)
     rows = [
         Row(rank, model.has_scores, [_cell(column, model) for column in columns])
@@ -275,6 +278,8 @@ class CaseRow:
     fail: bool
     disagree: bool
     search: str
+    kinds: str
+    """The failure kinds of the row's failed steps, space-separated (`html_insight.kinds_by_case`)."""
     cells: list[MatrixCell]
 
 
@@ -293,6 +298,8 @@ class Matrix:
     """The statuses the legend explains."""
     groups: list[GroupRows]
     total: int
+    kinds: list[tuple[str, str]]
+    """(kind, label): the kind filter's choices."""
 
 
 class _Cells:
@@ -337,7 +344,7 @@ class _Cells:
         return MatrixCell(cell_id, status, title, symbol, word, unscored, shown)
 
 
-def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell]) -> CaseRow:
+def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell], kinds: str) -> CaseRow:
     statuses = [cell.status for cell in cells]
     return CaseRow(
         case_id=case_id,
@@ -345,6 +352,7 @@ def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell]) -> CaseR
         fail=any(status != "pass" for status in statuses),
         disagree=len(set(statuses)) > 1,
         search=f"{case_id} {_prompt_text(case)}".strip(),
+        kinds=kinds,
         cells=cells,
     )
 
@@ -352,6 +360,7 @@ def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell]) -> CaseR
 def matrix(run: RunResult, suite: Suite) -> Matrix:
     models = ranked(run)
     cells = _Cells(run, models)
+    kinds = kinds_by_case(models)
     legend = [s for s in STATUS if s != "missing" and (s != "flaky" or any_repeats(run))]
     found: list[GroupRows] = []
     keys: set[str] = set()
@@ -363,12 +372,12 @@ def matrix(run: RunResult, suite: Suite) -> Matrix:
         keys.add(key)
         total += len(cases)
         rows = [
-            _case_row(case_id, case, cells.row(index, case_id, case))
+            _case_row(case_id, case, cells.row(index, case_id, case), kinds.get(case_id, ""))
             for index, (case_id, case) in enumerate(cases)
         ]
         scores = [group_cell(model, group) for model in models]
         found.append(GroupRows(key, group_label(group), scores, rows))
-    return Matrix([model.model for model in models], legend, found, total)
+    return Matrix([model.model for model in models], legend, found, total, kind_options(run))
 
 
 # --- runs to record again --------------------------------------------------------------------------
