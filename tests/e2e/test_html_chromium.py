@@ -354,3 +354,28 @@ def test_without_the_script_every_row_shows_and_a_closed_group_folds_by_css(
     assert len(displays) == 12
     assert {case for case, display in displays.items() if display == "none"} == {"sel-readme", "sel-weather"}
     assert 'data-filters="none"' in raw
+
+
+# --- issue 24: the case filter by failure kind ------------------------------------------------------
+
+
+def test_the_kind_filter_from_the_address_shows_only_cases_of_that_kind(
+    chromium: str, report: Path, tmp_path: Path
+) -> None:
+    """sample_run: openai/o4-mini fails an argument check on arg-line-range and chain-status-diff."""
+    run = sample_run()
+    wanted = {
+        result.id
+        for model in run.models
+        for result in model.cases
+        if any(step.failure_kind == "argument_check" for step in result.steps)
+    }
+    assert wanted == {"arg-line-range", "chain-status-diff"}
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#kind=argument_check"))
+    assert shown(dom) == wanted
+    assert dom.count == "2 of 12 cases shown"
+    # combined with a group, a row must match both
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#group=chains&kind=argument_check"))
+    assert shown(dom) == {"chain-status-diff"}
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#kind=wrong_tool"))
+    assert shown(dom) == {"near-slack"}

@@ -14,8 +14,8 @@ shown as text, control characters spelled out. The data the templates show is sh
 
 Without JavaScript the page is complete: every row shows, groups fold with `<details>` (and
 CSS `:has`), each rate shows its 95% interval. The script (`static/report.js`) adds the explorer,
-and keeps its state in the address, keys in this order, each optional:
-`#filter=failures,disagree&group=<group>&kind=<failure kind>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
+and keeps its state in the address, keys in this order, each optional: `#filter=failures,disagree`
+`&group=<group>&kind=<failure kind>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
 (`#open=<cell id>` alone opens a cell as before). Everything the script decides from (which rows
 fail or disagree, what a search looks through, the number each leaderboard cell sorts by) is
 computed here and written into `data-` attributes, so the same results give the same bytes.
@@ -32,8 +32,8 @@ from lobrec.reports import html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH, cost, latency, provenance, ranked
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
-from lobrec.reports.insight import KIND_LABELS
 from lobrec.reports.html_page import CSP, render_page, static
+from lobrec.reports.insight import KIND_LABELS
 
 __all__ = ["CSP", "DEFAULT_SORT", "call_flag", "check_text", "render_html", "sort_key"]
 

@@ -45,7 +45,9 @@ class RoutedRow:
 
 def _routed_row(case: RoutedCase) -> RoutedRow:
     chosen = [(name, outcome_status(case.chosen_outcomes.get(name))) for name in case.chosen]
-    return RoutedRow(case.id, outcome_status(case.outcome), chosen, case.best, outcome_status(case.best_outcome))
+    return RoutedRow(
+        case.id, outcome_status(case.outcome), chosen, case.best, outcome_status(case.best_outcome)
+    )
 
 
 @dataclass(frozen=True)
