@@ -188,7 +188,7 @@ def _runs_notes(model: ModelResult) -> list[str]:
 
 
 def leaderboard(run: RunResult) -> Leaderboard:
-    columns = with_tier(leaderboard_columns(run), run)
+    columns = with_tier(list(leaderboard_columns(run)), run)
     models = ranked(run)
     rows = [
         Row(rank, model.has_scores, [_cell(column, model) for column in columns])
