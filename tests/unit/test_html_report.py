@@ -8,9 +8,12 @@ side is `tests/e2e/test_html_chromium.py`.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -159,6 +162,32 @@ def section(page: str, name: str) -> str:
     found = re.search(rf'<section id="{name}">.*?</section>\n', page, re.S)
     assert found is not None, name
     return found.group(0)
+
+
+def cells_data(page: str) -> dict[str, Any]:
+    """The drill-downs' data the page's script builds each opened cell from (`var CELLS = ...;`)."""
+    found = re.search(r"var CELLS = (.*?);\n", page, re.S)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def drill_down_text(page: str) -> str:
+    """Every text in the drill-downs' data, escaped as the page's text shows it (`&lt;`), one a line."""
+    texts: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            texts.append(html.escape(value, quote=False))
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(cells_data(page))
+    return "\n".join(texts)
 
 
 _ROW = re.compile(r'<tr class="case" ([^>]*)><th scope="row" class="case"><code>([^<]*)</code>')
@@ -409,20 +438,32 @@ def test_call_flags_share_one_phrasing(record: CallRecord, flag: str | None) -> 
 
 
 def test_the_sample_page_uses_the_new_flags(page: str) -> None:
-    assert '<span class="flag bad">arguments: do not fit the schema</span>' in page
-    assert '<span class="flag bad">made-up tool: not offered</span>' in page
+    flags = {
+        call["flag"]
+        for verdict in cells_data(page)["verdicts"]
+        for step in verdict.get("steps", [])
+        if step["observed"] is not None
+        for call in step["observed"]["calls"]
+    }
+    assert {"arguments: do not fit the schema", "made-up tool: not offered"} <= flags
     assert "arguments do not fit the schema" not in page
 
 
 def test_the_drill_down_numbers_steps_and_attempts_from_1(fixtures: tuple[RunResult, str]) -> None:
     _, page = fixtures
-    steps = [int(n) for n in re.findall(r"<h4>Step (\d+) ", page)]
+    data = cells_data(page)
+    headings = [step["heading"] for verdict in data["verdicts"] for step in verdict.get("steps", [])]
+    steps = [int(re.match(r"Step (\d+) ", heading).group(1)) for heading in headings]  # type: ignore[union-attr]
     assert min(steps) == 1 and max(steps) >= 4
-    stopped = [int(n) for n in re.findall(r"the chain stopped at step (\d+)</h4>", page)]
+    stopped = [
+        int(n) for heading in headings for n in re.findall(r"the chain stopped at step (\d+)$", heading)
+    ]
     assert stopped and min(stopped) == 1
-    attempts = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>200</td>", page)
-    assert min(int(step) for step, _ in attempts) == 1
-    assert min(int(attempt) for _, attempt in attempts) == 1
+    attempts = [
+        row for cell in data["cells"].values() for run in cell[5] for row in run[3] if row[2] == "200"
+    ]
+    assert min(int(step) for step, *_ in attempts) == 1
+    assert min(int(attempt) for _, attempt, *_ in attempts) == 1
 
 
 def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
@@ -436,5 +477,8 @@ def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
         for case in o4.cases
     ]
     run = msgspec.structs.replace(run, models=[msgspec.structs.replace(o4, cases=cases)])
-    page = render_html(run, sample_suite())
-    assert "<strong>Stale:</strong> step 2: no recorded answer for this request</p>" in page
+    data = cells_data(render_html(run, sample_suite()))
+    cell = data["cells"]["m0-sel-weather"]
+    assert cell[2] == "stale"
+    verdict = data["verdicts"][cell[5][0][2]]
+    assert (verdict["status"], verdict["reason"]) == ("stale", "step 2: no recorded answer for this request")

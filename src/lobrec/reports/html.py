@@ -29,11 +29,10 @@ from lobrec.core.results import RunResult
 from lobrec.core.suite import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
-from lobrec.reports._format import DASH, cost, latency, provenance, ranked
+from lobrec.reports._format import DASH, provenance, ranked
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
-from lobrec.reports.html_page import CSP, render_page, static
-from lobrec.reports.insight import KIND_LABELS
+from lobrec.reports.html_page import CSP, json_for_script, render_page, static
 
 __all__ = ["CSP", "DEFAULT_SORT", "call_flag", "check_text", "render_html", "sort_key"]
 
@@ -41,20 +40,12 @@ _HELPERS = {
     "DASH": DASH,
     "DEFAULT_SORT": DEFAULT_SORT,
     "HEIGHT": html_plot.HEIGHT,
-    "KIND_LABELS": KIND_LABELS,
     "LEGEND": html_cells.LEGEND,
     "STATUS": html_cells.STATUS,
     "WIDTH": html_plot.WIDTH,
-    "call_flag": call_flag,
-    "check_text": check_text,
-    "cost": cost,
     "interval_text": html_plot.interval_text,
-    "json_text": html_cells.json_text,
-    "latency": latency,
-    "message_text": html_cells.message_text,
-    "pretty_arguments": html_cells.pretty_arguments,
 }
-"""What the report's templates call: formats and words owned by the modules that shape the data."""
+"""The constants the report's templates show: owned by the modules that shape the data."""
 
 
 def _suite_changes(run: RunResult) -> Markup | None:
@@ -69,10 +60,12 @@ def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
     models = ranked(run)
     cases = max((len(model.cases) for model in models), default=len(suite.cases))
+    matrix = html_data.matrix(run, suite)
+    script = Markup("var CELLS = ") + json_for_script(matrix.data) + Markup(";\n")
     return render_page(
         "report.html.j2",
         **_HELPERS,
-        script=static("report.js"),
+        script=script + static("cells.js") + static("report.js"),
         run=run,
         suite=suite,
         title=f"{run.suite.name} {run.suite.version}",
@@ -86,5 +79,5 @@ def render_html(run: RunResult, suite: Suite) -> str:
         insight=html_insight.insight(run),
         rerecord=html_data.rerecord_lines(run),
         suite_changes=_suite_changes(run),
-        matrix=html_data.matrix(run, suite),
+        matrix=matrix,
     )

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
@@ -31,7 +31,8 @@ from lobrec.reports._format import (
     rate_counts,
     rerecord,
 )
-from lobrec.reports.html_cells import STATUS, Panel, cell_status, panel, runs_status
+from lobrec.reports.html_celldata import CellData
+from lobrec.reports.html_cells import STATUS, cell_status, panel, runs_status
 from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
@@ -268,7 +269,6 @@ class MatrixCell:
     symbol: str
     word: str
     unscored: str
-    panel: Panel
 
 
 @dataclass(frozen=True)
@@ -300,6 +300,8 @@ class Matrix:
     total: int
     kinds: list[tuple[str, str]]
     """(kind, label): the kind filter's choices."""
+    data: dict[str, Any]
+    """Every cell's drill-down, for the script to build when the cell opens (`html_celldata`)."""
 
 
 class _Cells:
@@ -315,6 +317,7 @@ class _Cells:
         ]
         self.place = {id(model): index for index, model in enumerate(run.models)}
         self.used: set[str] = set()
+        self.data = CellData()
 
     def row(self, index: int, case_id: str, case: Case | None) -> list[MatrixCell]:
         return [self._cell(number, index, case_id, case) for number in range(len(self.models))]
@@ -340,8 +343,8 @@ class _Cells:
                 title += f" · {unscored_which(repeated)}"
                 unscored = unscored_runs(repeated)
             word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
-        shown = panel(model, case_id, case, result, status)
-        return MatrixCell(cell_id, status, title, symbol, word, unscored, shown)
+        self.data.add(cell_id, panel(model, case_id, case, result, status))
+        return MatrixCell(cell_id, status, title, symbol, word, unscored)
 
 
 def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell], kinds: str) -> CaseRow:
@@ -377,7 +380,9 @@ def matrix(run: RunResult, suite: Suite) -> Matrix:
         ]
         scores = [group_cell(model, group) for model in models]
         found.append(GroupRows(key, group_label(group), scores, rows))
-    return Matrix([model.model for model in models], legend, found, total, kind_options(run))
+    return Matrix(
+        [model.model for model in models], legend, found, total, kind_options(run), cells.data.page_data()
+    )
 
 
 # --- runs to record again --------------------------------------------------------------------------

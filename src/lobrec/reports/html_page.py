@@ -56,6 +56,8 @@ def json_for_script(value: Any) -> Markup:
     value can close the element or open a comment."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    # A lone surrogate has no UTF-8 form: spelled out (`\\ud800` shows as text), as reports spell it.
+    text = _SURROGATE.sub(lambda found: f"\\\\u{ord(found.group()):04x}", text)
     return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
@@ -64,6 +66,8 @@ def static(name: str) -> Markup:
     """A CSS or JavaScript file of the package, to inline into a page (ours: trusted markup)."""
     return Markup(files("lobrec.reports").joinpath("static", name).read_text(encoding="utf-8"))
 
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 NL = Markup("\n")
 """A line break in the output: the templates' own line breaks are layout only (see `_Compact`)."""
