@@ -166,7 +166,7 @@ def test_each_case_row_carries_the_kinds_of_its_failed_steps(run: RunResult, pag
 def test_a_failed_step_names_its_kind_in_the_drill_down(run: RunResult, page: str) -> None:
     silent = next(index for index, model in enumerate(run.models) if model.model == "fixture/silent")
     data = cells_data(page)
-    verdict = data["verdicts"][data["cells"][f"m{silent}-sel-01"][5][0][2]]
+    verdict = data["verdicts"][data["cells"][f"m{silent}-sel-01"][4][0][2]]
     assert [step["observed"]["kind"] for step in verdict["steps"]] == ["no call"]
     assert "p.kind" in page  # styled: the script builds `<p class="kind">Failure kind: no call</p>`
 

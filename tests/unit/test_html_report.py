@@ -165,8 +165,8 @@ def section(page: str, name: str) -> str:
 
 
 def cells_data(page: str) -> dict[str, Any]:
-    """The drill-downs' data the page's script builds each opened cell from (`var CELLS = ...;`)."""
-    found = re.search(r"var CELLS = (.*?);\n", page, re.S)
+    """The drill-downs' data the page's script builds each opened cell from (`lobrec-data`)."""
+    found = re.search(r'<script type="application/json" id="lobrec-data">(.*?)</script>', page, re.S)
     assert found is not None
     data: dict[str, Any] = json.loads(found.group(1))
     return data
@@ -405,7 +405,7 @@ def test_the_filter_bar_is_hidden_until_the_script_shows_it(page: str) -> None:
 def test_the_script_keeps_the_address_syntax() -> None:
     page = render_html(sample_run(), sample_suite())
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
-    assert 'var ORDER = ["filter", "group", "kind", "q", "fold", "sort", "open"];' in script
+    assert 'var ORDER = ["filter", "group", "kind", "q", "cols", "fold", "sort", "open"];' in script
     assert "var CELL = /^[A-Za-z0-9_.-]+$/;" in script
 
 
@@ -460,7 +460,7 @@ def test_the_drill_down_numbers_steps_and_attempts_from_1(fixtures: tuple[RunRes
     ]
     assert stopped and min(stopped) == 1
     attempts = [
-        row for cell in data["cells"].values() for run in cell[5] for row in run[3] if row[2] == "200"
+        row for cell in data["cells"].values() for run in cell[4] for row in run[3] if row[2] == "200"
     ]
     assert min(int(step) for step, *_ in attempts) == 1
     assert min(int(attempt) for _, attempt, *_ in attempts) == 1
@@ -480,5 +480,5 @@ def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
     data = cells_data(render_html(run, sample_suite()))
     cell = data["cells"]["m0-sel-weather"]
     assert cell[2] == "stale"
-    verdict = data["verdicts"][cell[5][0][2]]
+    verdict = data["verdicts"][cell[4][0][2]]
     assert (verdict["status"], verdict["reason"]) == ("stale", "step 2: no recorded answer for this request")

@@ -15,7 +15,7 @@ shown as text, control characters spelled out. The data the templates show is sh
 Without JavaScript the page is complete: every row shows, groups fold with `<details>` (and
 CSS `:has`), each rate shows its 95% interval. The script (`static/report.js`) adds the explorer,
 and keeps its state in the address, keys in this order, each optional: `#filter=failures,disagree`
-`&group=<group>&kind=<failure kind>&q=<text>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
+`&group=<group>&kind=<failure kind>&q=<text>&cols=<i>,<j>&fold=<group>,<group>&sort=[-]<key>&open=<cell id>`
 (`#open=<cell id>` alone opens a cell as before). Everything the script decides from (which rows
 fail or disagree, what a search looks through, the number each leaderboard cell sorts by) is
 computed here and written into `data-` attributes, so the same results give the same bytes.
@@ -61,11 +61,11 @@ def render_html(run: RunResult, suite: Suite) -> str:
     models = ranked(run)
     cases = max((len(model.cases) for model in models), default=len(suite.cases))
     matrix = html_data.matrix(run, suite)
-    script = Markup("var CELLS = ") + json_for_script(matrix.data) + Markup(";\n")
+    script = static("data.js")
     return render_page(
         "report.html.j2",
         **_HELPERS,
-        script=script + static("cells.js") + static("report.js"),
+        script=script + static("cells.js") + static("columns.js") + static("report.js"),
         run=run,
         suite=suite,
         title=f"{run.suite.name} {run.suite.version}",
@@ -80,4 +80,5 @@ def render_html(run: RunResult, suite: Suite) -> str:
         rerecord=html_data.rerecord_lines(run),
         suite_changes=_suite_changes(run),
         matrix=matrix,
+        data=json_for_script(matrix.data),
     )

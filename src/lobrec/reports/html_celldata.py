@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lobrec.core.results import ApiCall, StepVerdict
+from lobrec.core.results import ApiCall, ModelResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, NoCallStep
 from lobrec.reports._format import DASH, cost, latency, printable
 from lobrec.reports.html_cells import (
@@ -140,18 +140,19 @@ class CellData:
     """Collects the page's data: cases by index, verdicts by their encoded form (one copy each)."""
 
     def __init__(self) -> None:
-        self.cases: list[dict[str, Any] | None] = []
-        self._case_index: dict[int, int] = {}
+        self.cases: list[dict[str, Any]] = []
+        self._case_index: dict[str, int] = {}
         self.verdicts: list[dict[str, Any]] = []
         self._verdict_index: dict[str, int] = {}
         self.cells: dict[str, list[Any]] = {}
+        self._columns: list[list[Any]] = []
 
-    def _case(self, case: Case | None) -> int:
-        key = id(case)
-        if key not in self._case_index:
-            self._case_index[key] = len(self.cases)
-            self.cases.append(case_data(case))
-        return self._case_index[key]
+    def _case(self, case_id: str, case: Case | None) -> int:
+        """The case's index in `cases` (each `{"id": ..., ...case_data}`), added on first use."""
+        if case_id not in self._case_index:
+            self._case_index[case_id] = len(self.cases)
+            self.cases.append({"id": _text(case_id), "case": case_data(case)})
+        return self._case_index[case_id]
 
     def _verdict(self, run: RunView) -> int:
         verdict = _verdict(run)
@@ -161,9 +162,11 @@ class CellData:
             self.verdicts.append(verdict)
         return self._verdict_index[key]
 
-    def add(self, cell_id: str, panel: Panel) -> None:
-        """A cell by its element's id: [case id, model, status, repeated, case, runs], each run
-        [number, status, verdict, API calls]."""
+    def add(self, cell_id: str, panel: Panel, model: int, summary: list[str] | None = None) -> None:
+        """A cell by its element's id: [case, model, status, repeated, runs, summary] (the case's
+        index in `cases`, the model's in `columns`), each run [number, status, verdict, API calls];
+        `summary` ([text, title, runs not scored]) for a cell the page leaves out until the reader
+        picks its model."""
         runs = [
             [
                 run.number,
@@ -173,15 +176,29 @@ class CellData:
             ]
             for run in panel.runs
         ]
-        cell = [
-            _text(panel.case_id),
-            _text(panel.model),
-            panel.status,
-            panel.repeated,
-            self._case(panel.case),
-            runs,
-        ]
+        cell = [self._case(panel.case_id, panel.case), model, panel.status, panel.repeated, runs]
+        if summary is not None:
+            cell.append([_text(text) for text in summary])
         self.cells[cell_id] = cell
 
+    def columns(self, models: list[ModelResult], cell_ids: list[str], groups: list[Any]) -> None:
+        """Every model's column, best first: its name, its cell ids row by row (the matrix's order),
+        its score per group; the script builds a column the page left out from these."""
+        count = len(models)
+        self._columns = [
+            [
+                _text(model.model),
+                cell_ids[index::count],
+                [_text(group.scores[index]) for group in groups],
+            ]
+            for index, model in enumerate(models)
+        ]
+
     def page_data(self) -> dict[str, Any]:
-        return {"status": STATUS, "cases": self.cases, "verdicts": self.verdicts, "cells": self.cells}
+        return {
+            "status": STATUS,
+            "cases": self.cases,
+            "verdicts": self.verdicts,
+            "cells": self.cells,
+            "columns": self._columns,
+        }

@@ -291,9 +291,16 @@ class GroupRows:
     rows: list[CaseRow]
 
 
+TOP_MODELS = 12
+"""The matrix's columns built into the page: the best models; the script adds any other the reader
+picks (from the page's data), so a hundred models do not make a hundred columns up front."""
+
+
 @dataclass(frozen=True)
 class Matrix:
     models: list[str]
+    """The columns built into the page, best model first."""
+    total_models: int
     legend: list[str]
     """The statuses the legend explains."""
     groups: list[GroupRows]
@@ -343,7 +350,8 @@ class _Cells:
                 title += f" · {unscored_which(repeated)}"
                 unscored = unscored_runs(repeated)
             word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
-        self.data.add(cell_id, panel(model, case_id, case, result, status))
+        summary = [f"{symbol} {word}", title, unscored] if number >= TOP_MODELS else None
+        self.data.add(cell_id, panel(model, case_id, case, result, status), number, summary)
         return MatrixCell(cell_id, status, title, symbol, word, unscored)
 
 
@@ -380,9 +388,11 @@ def matrix(run: RunResult, suite: Suite) -> Matrix:
         ]
         scores = [group_cell(model, group) for model in models]
         found.append(GroupRows(key, group_label(group), scores, rows))
-    return Matrix(
-        [model.model for model in models], legend, found, total, kind_options(run), cells.data.page_data()
+    shown = [model.model for model in models[:TOP_MODELS]]
+    cells.data.columns(
+        models, [cell.id for group in found for row in group.rows for cell in row.cells], found
     )
+    return Matrix(shown, len(models), legend, found, total, kind_options(run), cells.data.page_data())
 
 
 # --- runs to record again --------------------------------------------------------------------------

@@ -2,7 +2,7 @@
    words come ready from the report; this lays them out, every text set as text, never as markup. */
 (function () {
   "use strict";
-  if (typeof CELLS === "undefined") return;
+  if (!document.getElementById("lobrec-data")) return;
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -143,10 +143,10 @@
   }
 
   function panel(cell) {
-    var kase = CELLS.cases[cell[4]];
+    var kase = CELLS.cases[cell[0]].case;
     var parts = [
       el("div", {"class": "panel-head"}, [
-        el("div", {}, [el("strong", {}, [cell[0]]), " \u00B7 " + cell[1] + " ", badge(cell[2])]),
+        el("div", {}, [el("strong", {}, [CELLS.cases[cell[0]].id]), " \u00B7 " + CELLS.columns[cell[1]][0] + " ", badge(cell[2])]),
         el("button", {"type": "button", "class": "close", "aria-label": "Close"}, ["Close \u2715"])
       ])
     ];
@@ -157,7 +157,7 @@
         })
       )));
     }
-    var runs = cell[5];
+    var runs = cell[4];
     if (cell[3]) {
       var line = el("p", {"class": "runs"}, []);
       runs.forEach(function (run, index) {
@@ -182,6 +182,7 @@
   /* Build a cell's drill-down the first time it opens (before the report's own toggle handler). */
   function build(details) {
     if (!details.classList || !details.classList.contains("cell") || details.querySelector(".panel")) return;
+    lobrecData();
     if (!Object.prototype.hasOwnProperty.call(CELLS.cells, details.id)) return;
     details.appendChild(panel(CELLS.cells[details.id]));
   }

@@ -1,7 +1,7 @@
 
 (function () {
   "use strict";
-  var ORDER = ["filter", "group", "kind", "q", "fold", "sort", "open"];
+  var ORDER = ["filter", "group", "kind", "q", "cols", "fold", "sort", "open"];
   var CELL = /^[A-Za-z0-9_.-]+$/;
   var state = {};
   var each = function (list, visit) { Array.prototype.forEach.call(list, visit); };
@@ -250,8 +250,17 @@
     var hint = document.getElementById("sort-hint");
     if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
   }
+  /* The matrix's columns (columns.js) keep their choice in the address too. */
+  function applyColumns() { if (window.lobrecColumns) window.lobrecColumns.apply(state.cols || ""); }
+  window.lobrecSetState = function (key, value) {
+    state[key] = value;
+    writeHash();
+    applyColumns();
+    applyMatrix();
+  };
   function fromHash() {
     state = readHash();
+    applyColumns();
     if (!CELL.test(state.open || "")) state.open = "";
     each(openCells(), function (cell) { if (cell.id !== state.open) cell.open = false; });
     syncControls();
