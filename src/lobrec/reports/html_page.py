@@ -33,12 +33,17 @@ CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-
 def _as_text(value: object, *, keep_newlines: bool = False) -> Markup:
     """Any value as HTML text: control characters spelled out, then `html.escape(quote=True)`
     (the escaping the reports have always used: `&quot;` and `&#x27;` in attributes)."""
-    return Markup(html.escape(printable(str(value), keep_newlines=keep_newlines), quote=True))  # noqa: S704
+    return Markup(html.escape(printable(str(value), keep_newlines=keep_newlines), quote=True))
 
 
 def _finalize(value: object) -> object:
     """What `{{ value }}` prints: markup as it is, anything else as escaped text."""
     return value if isinstance(value, Markup) else _as_text(value)
+
+
+def code(text: str) -> str:
+    """A case id (or any short text) as escaped `<code>`, for lines a template marks safe."""
+    return f"<code>{_as_text(text)}</code>"
 
 
 def multiline(value: object) -> Markup:
@@ -51,14 +56,18 @@ def json_for_script(value: Any) -> Markup:
     value can close the element or open a comment."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))  # noqa: S704 - escaped above
+    # A lone surrogate has no UTF-8 form: spelled out (`\\ud800` shows as text), as reports spell it.
+    text = _SURROGATE.sub(lambda found: f"\\\\u{ord(found.group()):04x}", text)
+    return Markup(text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
 @cache
 def static(name: str) -> Markup:
     """A CSS or JavaScript file of the package, to inline into a page (ours: trusted markup)."""
-    return Markup(files("lobrec.reports").joinpath("static", name).read_text(encoding="utf-8"))  # noqa: S704
+    return Markup(files("lobrec.reports").joinpath("static", name).read_text(encoding="utf-8"))
 
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 NL = Markup("\n")
 """A line break in the output: the templates' own line breaks are layout only (see `_Compact`)."""

@@ -1,7 +1,7 @@
 
 (function () {
   "use strict";
-  var ORDER = ["filter", "group", "q", "fold", "sort", "open"];
+  var ORDER = ["filter", "group", "kind", "q", "cols", "fold", "sort", "open"];
   var CELL = /^[A-Za-z0-9_.-]+$/;
   var state = {};
   var each = function (list, visit) { Array.prototype.forEach.call(list, visit); };
@@ -12,6 +12,7 @@
     failures: document.getElementById("filter-failures"),
     disagree: document.getElementById("filter-disagree"),
     group: document.getElementById("filter-group"),
+    kind: document.getElementById("filter-kind"),
     q: document.getElementById("filter-q"),
     count: document.getElementById("filter-count")
   };
@@ -110,9 +111,10 @@
     var failures = flags.indexOf("failures") >= 0;
     var disagree = flags.indexOf("disagree") >= 0;
     var group = state.group || "";
+    var kind = state.kind || "";
     var query = (state.q || "").trim().toLowerCase();
     var folded = list(state.fold);
-    var filtering = failures || disagree || group !== "" || query !== "";
+    var filtering = failures || disagree || group !== "" || kind !== "" || query !== "";
     var open = openCell();
     var shown = 0;
     var total = 0;
@@ -128,6 +130,7 @@
         var match = (group === "" || group === key) &&
           (!failures || row.getAttribute("data-fail") === "1") &&
           (!disagree || row.getAttribute("data-disagree") === "1") &&
+          (kind === "" || (" " + (row.getAttribute("data-kinds") || "") + " ").indexOf(" " + kind + " ") >= 0) &&
           (query === "" || row.getAttribute("data-text").toLowerCase().indexOf(query) >= 0);
         var pinned = open !== null && row.contains(open);
         if (match) matched += 1;
@@ -152,6 +155,10 @@
       controls.group.value = state.group || "";
       if (controls.group.value !== (state.group || "")) { controls.group.value = ""; state.group = ""; }
     }
+    if (controls.kind) {
+      controls.kind.value = state.kind || "";
+      if (controls.kind.value !== (state.kind || "")) { controls.kind.value = ""; state.kind = ""; }
+    }
     if (controls.q && controls.q.value !== (state.q || "")) controls.q.value = state.q || "";
   }
   function readControls() {
@@ -160,6 +167,7 @@
     if (controls.disagree && controls.disagree.checked) flags.push("disagree");
     state.filter = flags.join(",");
     state.group = controls.group ? controls.group.value : "";
+    state.kind = controls.kind ? controls.kind.value : "";
     state.q = controls.q ? controls.q.value : "";
     writeHash();
     applyMatrix();
@@ -173,6 +181,7 @@
       clear.addEventListener("click", function () {
         state.filter = "";
         state.group = "";
+        state.kind = "";
         state.q = "";
         syncControls();
         writeHash();
@@ -241,8 +250,17 @@
     var hint = document.getElementById("sort-hint");
     if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
   }
+  /* The matrix's columns (columns.js) keep their choice in the address too. */
+  function applyColumns() { if (window.lobrecColumns) window.lobrecColumns.apply(state.cols || ""); }
+  window.lobrecSetState = function (key, value) {
+    state[key] = value;
+    writeHash();
+    applyColumns();
+    applyMatrix();
+  };
   function fromHash() {
     state = readHash();
+    applyColumns();
     if (!CELL.test(state.open || "")) state.open = "";
     each(openCells(), function (cell) { if (cell.id !== state.open) cell.open = false; });
     syncControls();
