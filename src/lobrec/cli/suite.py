@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from lobrec.cli._shared import Command, Exit, fail, plain, say
+from lobrec.cli._command import Command
+from lobrec.cli._exits import Exit
+from lobrec.cli._output import fail, plain, say
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,10 +36,10 @@ REQUEST_WIDTH = 60
 
 def _load(path: Path | None) -> Suite:
     from lobrec.errors import SuiteError
-    from lobrec.suite_file import load_suite
+    from lobrec.suite_file import read_suite
 
     try:
-        return load_suite(path)
+        return read_suite(path)
     except SuiteError as exc:
         raise fail(str(exc)) from None
 
