@@ -1,7 +1,7 @@
 """The options several commands share, declared once, and the settings in force behind them.
 
 `record` and `rescore` take the same reports and gates (`Outputs`, spliced into each signature by
-`with_outputs`, so the ten options are written once and read as one value); the option types below
+`with_outputs`, so the ten options are written once and read as one value); the option types
 (`SuitePath`, `GroupOption`, ...) are each command's own where it takes one.
 """
 
@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-
-from lobrec.cli._output import fail
 
 if TYPE_CHECKING:
     from lobrec.settings import Resolved
@@ -36,39 +34,17 @@ AllowNewerSuite = Annotated[
         help="Judge cassettes recorded with a newer suite version than the judging one (refused otherwise).",
     ),
 ]
-JsonOut = Annotated[
-    str | None, typer.Option("--json", metavar="FILE", help="Write the results JSON here (- for stdout).")
-]
-MarkdownOut = Annotated[
-    str | None,
-    typer.Option("--markdown", metavar="FILE", help="Write the Markdown report here (- for stdout)."),
-]
-HtmlOut = Annotated[str | None, typer.Option("--html", metavar="FILE", help="Write the HTML report here.")]
-CsvOut = Annotated[
-    str | None,
-    typer.Option(
-        "--csv", metavar="FILE", help="Write one CSV row per model, case and judged step here (- for stdout)."
-    ),
-]
-JsonlOut = Annotated[
-    str | None,
-    typer.Option("--jsonl", metavar="FILE", help="Write the same rows as JSON Lines here (- for stdout)."),
-]
-JunitOut = Annotated[
-    str | None,
-    typer.Option(
-        "--junit", metavar="FILE", help="Write JUnit XML here: a testsuite per model, a testcase per case."
-    ),
-]
-SummaryOut = Annotated[
-    str | None,
-    typer.Option(
-        "--summary",
-        metavar="FILE",
-        help="Add a short Markdown summary for a CI job page to the end of this file "
-        "(e.g. $GITHUB_STEP_SUMMARY; - for stdout).",
-    ),
-]
+REPORT_HELP = {
+    "json": "Write the results JSON here (- for stdout).",
+    "markdown": "Write the Markdown report here (- for stdout).",
+    "html": "Write the HTML report here.",
+    "csv": "Write one CSV row per model, case and judged step here (- for stdout).",
+    "jsonl": "Write the same rows as JSON Lines here (- for stdout).",
+    "junit": "Write JUnit XML here: a testsuite per model, a testcase per case.",
+    "summary": "Add a short Markdown summary for a CI job page to the end of this file "
+    "(e.g. $GITHUB_STEP_SUMMARY; - for stdout).",
+}
+"""Each report option (`--json FILE`) by its setting, in the order `--help` lists them."""
 ByGroup = Annotated[
     bool,
     typer.Option("--by-group", help="Also print, in the terminal, each model's overall rate per group."),
@@ -96,104 +72,64 @@ MaxErrored = Annotated[
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Outputs:
-    """The reports a run writes (a path, `-` for stdout, or None) and the gates it must pass.
+    """The reports a run writes and the gates it must pass.
 
-    Each field is the setting of the same name (`lobrec.settings`), so the configuration file can
-    set it; `by_group` is the one that only the command line sets.
+    `targets` holds each report's path (`-` for stdout, None for none) by its setting (`json` for
+    `--json`); it and the gates can be set in the configuration file (`lobrec.settings`), `by_group`
+    only on the command line.
     """
 
-    json: str | None = None
-    markdown: str | None = None
-    html: str | None = None
-    csv: str | None = None
-    jsonl: str | None = None
-    junit: str | None = None
-    summary: str | None = None
+    targets: dict[str, str | None] = dataclasses.field(default_factory=dict)
     by_group: bool = False
     fail_under: float | None = None
     max_errored: str | None = None
 
     def given(self) -> dict[str, Any]:
         """The settings as given on the command line, for `in_force`."""
-        return {name: getattr(self, name) for name in _settings()}
+        return {**self.targets, "fail_under": self.fail_under, "max_errored": self.max_errored}
 
     def resolved(self, conf: Resolved) -> Outputs:
         """These outputs with each setting as it is in force (`conf`)."""
-        return dataclasses.replace(self, **{name: conf[name] for name in _settings()})
-
-    def targets(self) -> dict[str, str | None]:
-        """Each report's target by its option's name (`json` for `--json`), in the options' order."""
-        from lobrec.settings import REPORT_KEYS
-
-        return {name: getattr(self, name) for name in REPORT_KEYS}
-
-
-OUTPUT_OPTIONS = Outputs()
-"""A command's `outputs: Outputs = OUTPUT_OPTIONS`: the parameter `with_outputs` declares as options."""
+        return dataclasses.replace(
+            self,
+            targets={name: conf[name] for name in self.targets},
+            fail_under=conf["fail_under"],
+            max_errored=conf["max_errored"],
+        )
 
 
-def _settings() -> tuple[str, ...]:
-    from lobrec.settings import REPORT_KEYS
+OUTPUTS = Outputs()
+"""A command's `outputs: Outputs = OUTPUTS`: the parameter `with_outputs` declares as options."""
 
-    return (*REPORT_KEYS, "fail_under", "max_errored")
-
-
-_OUTPUT_OPTIONS: dict[str, Any] = {
-    "json": JsonOut,
-    "markdown": MarkdownOut,
-    "html": HtmlOut,
-    "csv": CsvOut,
-    "jsonl": JsonlOut,
-    "junit": JunitOut,
-    "summary": SummaryOut,
-    "by_group": ByGroup,
-    "fail_under": FailUnder,
-    "max_errored": MaxErrored,
-}
-"""`Outputs`' options in the order `--help` lists them, each under the field it fills."""
+_GATE_OPTIONS: dict[str, Any] = {"by_group": ByGroup, "fail_under": FailUnder, "max_errored": MaxErrored}
 
 
 def with_outputs(command: Callable[..., None]) -> Callable[..., None]:
-    """`command` with its `outputs: Outputs` parameter declared to typer as the ten options of
-    `_OUTPUT_OPTIONS`, in its place; the call gathers them back into one `Outputs`."""
+    """`command` with its `outputs: Outputs` parameter declared to typer as the report options of
+    `REPORT_HELP` and the gates', in its place; the call gathers them back into one `Outputs`."""
     signature = inspect.signature(command, eval_str=True)
+    options = {
+        **{
+            name: Annotated[str | None, typer.Option(f"--{name}", metavar="FILE", help=text)]
+            for name, text in REPORT_HELP.items()
+        },
+        **_GATE_OPTIONS,
+    }
     parameters: list[inspect.Parameter] = []
     for parameter in signature.parameters.values():
         if parameter.name != "outputs":
             parameters.append(parameter)
             continue
-        for name, option in _OUTPUT_OPTIONS.items():
+        for name, option in options.items():
             default = False if name == "by_group" else None
             parameters.append(parameter.replace(name=name, default=default, annotation=option))
 
     @functools.wraps(command)
     def declared(**given: Any) -> None:
-        outputs = Outputs(**{name: given.pop(name) for name in _OUTPUT_OPTIONS})
-        command(**given, outputs=outputs)
+        targets = {name: given.pop(name) for name in REPORT_HELP}
+        gates = {name: given.pop(name) for name in _GATE_OPTIONS}
+        command(**given, outputs=Outputs(targets=targets, **gates))
 
     declared.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     declared.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters}
     return declared
-
-
-def parse_delays(text: str) -> tuple[float, ...]:
-    """`--retry-delays`: finite, non-negative seconds separated by commas (`lobrec.settings`)."""
-    from lobrec.settings import parse_delays as parse
-
-    try:
-        return parse(text)
-    except ValueError as exc:
-        raise fail(f"--retry-delays {exc}") from None
-
-
-def in_force(**given: Any) -> Resolved:
-    """The settings in force (`lobrec.settings.Resolved`): the options `given` on the command line
-    (None or [] for not given) over LOBSTACK_BASE_URL over the configuration file over the
-    built-in defaults; a bad file is a one-line error naming it and its key."""
-    from lobrec.errors import LobrecError
-    from lobrec.settings import resolve
-
-    try:
-        return resolve(given)
-    except LobrecError as exc:
-        raise fail(str(exc)) from None

@@ -11,11 +11,15 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._output import fail
+from lobrec.cli._advice import errored_summary
+from lobrec.cli._gates import allowance
+from lobrec.cli._output import fail, say
+from lobrec.cli._running import interruptible_reports
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lobrec.cli._options import Outputs
     from lobrec.core.results import RunResult
     from lobrec.core.suite import Suite
 
@@ -199,3 +203,20 @@ def emit_reports(
     render_leaderboard(run, console, partial=partial, by_group=by_group)
     if failed is not None:
         raise failed
+
+
+def check_outputs(outputs: Outputs) -> None:
+    """Refuse, before anything is read or sent, a bad `--max-errored` or two reports to stdout."""
+    allowance(outputs.max_errored)
+    one_stdout(outputs.targets)
+
+
+def report_run(run: RunResult, suite: Suite, outputs: Outputs, *, partial: bool = False) -> list[str]:
+    """Write the reports and the leaderboard (a signal meanwhile ends the command as interrupted),
+    then say why cases errored; those lines are returned."""
+    with interruptible_reports():
+        emit_reports(run, suite, outputs.targets, partial=partial, by_group=outputs.by_group)
+    errored = errored_summary(run)
+    for line in errored:
+        say(line)
+    return errored

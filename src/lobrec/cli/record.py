@@ -7,27 +7,20 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._advice import errored_summary, resume_command
+from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
-from lobrec.cli._gates import allowance, check_gates
-from lobrec.cli._options import (
-    OUTPUT_OPTIONS,
-    AllowNewerSuite,
-    GroupOption,
-    Outputs,
-    SuitePath,
-    in_force,
-    parse_delays,
-    with_outputs,
-)
+from lobrec.cli._gates import check_gates
+from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
 from lobrec.cli._output import fail, os_error_line, say
-from lobrec.cli._reports import check_report_targets, emit_reports, one_stdout
-from lobrec.cli._running import Interrupted, interruptible_reports, run_async
+from lobrec.cli._reports import check_outputs, check_report_targets, report_run
+from lobrec.cli._running import Interrupted, run_async
+from lobrec.cli._settings import in_force, parse_delays
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
     from lobrec.core.suite import Suite
     from lobrec.recording import RecordOptions, RecordOutcome
+    from lobrec.settings import Resolved
 
 
 @with_outputs
@@ -53,7 +46,7 @@ def record_command(
         help=f"Folder for the cassettes (default: {DEFAULT_CASSETTES}).",
         show_default=False,
     ),
-    outputs: Outputs = OUTPUT_OPTIONS,
+    outputs: Outputs = OUTPUTS,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     missing: bool = typer.Option(
@@ -130,20 +123,8 @@ def record_command(
     model, cassettes, concurrency = conf["models"], Path(conf["cassettes"]), conf["concurrency"]
     timeout, retry_delays = conf["timeout"], conf["retry_delays"]
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
-    if not model:
-        raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
-    delays = parse_delays(retry_delays)
-    check_report_targets(outputs.targets())
-    allowance(outputs.max_errored)  # a bad value stops the command before anything is sent
-    one_stdout(outputs.targets())
-    if cassettes.exists() and not cassettes.is_dir():
-        where = conf.settings["cassettes"].where
-        named = f"cassettes {cassettes} (set in {where})" if where else f"--cassettes {cassettes}"
-        raise fail(f"{named}: is a file, not a folder")
-    flags = [
-        *(w for g in group for w in ("--group", g)),
-        *_shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays),
-    ]
+    delays = _check_before_sending(conf, outputs)
+    flags = _shaping_flags(group, repeat, max_cost, concurrency, adaptive, timeout, retry_delays)
     resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     from lobrec.recording import RecordOptions
     from lobrec.runner import RetryPolicy
@@ -165,31 +146,57 @@ def record_command(
     if recorded is None:
         return
     suite, outcome = recorded
-    if (missing or retry_errored) and not outcome.interrupted:
-        for name in options.models:
-            if not outcome.recorded.get(name):
-                say(f"nothing to record: {_nothing_left(name, missing, retry_errored, bool(case or group))}")
-    with interruptible_reports():
-        emit_reports(
-            outcome.run, suite, outputs.targets(), partial=bool(case or group), by_group=outputs.by_group
-        )
-    errored = errored_summary(outcome.run)
-    for line in errored:
-        say(line)
-    if errored and not (outcome.interrupted or outcome.not_started):
-        retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
+    chosen = bool(case or group)  # part of the suite: the leaderboard says so
+    if missing or retry_errored:
+        _say_nothing_left(outcome, options, chosen=chosen)
+    errored = report_run(outcome.run, suite, outputs, partial=chosen)
+    retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
+    failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
+    check_gates(outcome.run, fail_under=outputs.fail_under, max_errored=outputs.max_errored, failed=failed)
+
+
+def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]:
+    """Refuse, before anything is sent, settings no run can use; the retry delays parsed."""
+    if not conf["models"]:
+        raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
+    delays = parse_delays(conf["retry_delays"])
+    check_report_targets(outputs.targets)
+    check_outputs(outputs)
+    cassettes = Path(conf["cassettes"])
+    if cassettes.exists() and not cassettes.is_dir():
+        where = conf.settings["cassettes"].where
+        named = f"cassettes {cassettes} (set in {where})" if where else f"--cassettes {cassettes}"
+        raise fail(f"{named}: is a file, not a folder")
+    return delays
+
+
+def _say_nothing_left(outcome: RecordOutcome, options: RecordOptions, *, chosen: bool) -> None:
+    """`--missing` or `--retry-errored` found nothing to record for a model: say why, not silence."""
+    if outcome.interrupted:
+        return
+    for name in options.models:
+        if not outcome.recorded.get(name):
+            why = _nothing_left(name, options.missing, options.retry_errored, chosen)
+            say(f"nothing to record: {why}")
+
+
+def _stopped_early(
+    outcome: RecordOutcome, max_cost: float | None, resume: str, retry: str | None
+) -> list[tuple[Exit, str]]:
+    """Advice for a run with errored cases (`retry`: the command that records them again) or one
+    that stopped early; an interrupted run exits here, any other returns the gates it fails."""
+    from lobrec.core.words import counted
+
+    if retry is not None and not (outcome.interrupted or outcome.not_started):
         say(f"Record the errored cases again with: {retry} --retry-errored")
     # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
-    how = ", recording the errored cases again too," if errored else ""
-    resume_all = f"{resume} --retry-errored" if errored else resume
+    how = ", recording the errored cases again too," if retry is not None else ""
+    resume_all = f"{resume} --retry-errored" if retry is not None else resume
     if outcome.interrupted:
-        from lobrec.core.words import counted
-
         done = sum(len(ids) for ids in outcome.recorded.values())
         say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
         raise typer.Exit(Exit.INTERRUPTED)
-    failed = _unfinished(outcome, max_cost, f"Resume{how} with: {resume_all}", resume)
-    check_gates(outcome.run, fail_under=outputs.fail_under, max_errored=outputs.max_errored, failed=failed)
+    return _unfinished(outcome, max_cost, f"Resume{how} with: {resume_all}", resume)
 
 
 def _record(
@@ -270,10 +277,16 @@ def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) 
 
 
 def _shaping_flags(
-    repeat: int, max_cost: float | None, concurrency: int, adaptive: bool, timeout: float, retry_delays: str
+    group: list[str],
+    repeat: int,
+    max_cost: float | None,
+    concurrency: int,
+    adaptive: bool,
+    timeout: float,
+    retry_delays: str,
 ) -> list[str]:
     """The options a resume command must repeat so it records as this run did (defaults left out)."""
-    flags = []
+    flags = [word for name in group for word in ("--group", name)]
     if repeat != 1:
         flags += ["--repeat", str(repeat)]
     if max_cost is not None:

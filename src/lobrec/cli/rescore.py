@@ -7,21 +7,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._advice import errored_summary, resume_command
+from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
-from lobrec.cli._gates import allowance, check_gates
-from lobrec.cli._options import (
-    OUTPUT_OPTIONS,
-    AllowNewerSuite,
-    GroupOption,
-    Outputs,
-    SuitePath,
-    in_force,
-    with_outputs,
-)
+from lobrec.cli._gates import check_gates
+from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
 from lobrec.cli._output import fail, say
-from lobrec.cli._reports import emit_reports, one_stdout
-from lobrec.cli._running import Interrupted, interruptible_reports, run_async
+from lobrec.cli._reports import check_outputs, report_run
+from lobrec.cli._running import Interrupted, run_async
+from lobrec.cli._settings import in_force
 
 if TYPE_CHECKING:
     from lobrec.core.results import CaseResult, ModelResult, RunResult
@@ -39,7 +32,7 @@ def rescore_command(
         show_default=False,
     ),
     suite_path: SuitePath = None,
-    outputs: Outputs = OUTPUT_OPTIONS,
+    outputs: Outputs = OUTPUTS,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
@@ -72,13 +65,9 @@ def rescore_command(
     cassettes_dir = Path(conf["cassettes"])
     outputs = outputs.resolved(conf)
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
-    allowance(outputs.max_errored)  # a bad value stops the command before anything is read
-    one_stdout(outputs.targets())
+    check_outputs(outputs)
     suite, outcome = _rescore(cassettes_dir, suite_path, group, against, allow_newer_suite, jobs)
-    with interruptible_reports():
-        emit_reports(outcome.run, suite, outputs.targets(), by_group=outputs.by_group)
-    for line in errored_summary(outcome.run):
-        say(line)
+    report_run(outcome.run, suite, outputs)
     for line in unrecorded_candidates(outcome.run, cassettes_dir, suite_path):
         say(line)
     incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
@@ -200,15 +189,11 @@ def _one_run_summary(
             f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
             f"Remove {manifest}, then record it again with: {fix}"
         )
-    redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
+    redo = _to_record(result.cases)
     bad = replays[-1].unreadable if replays else []
-    if not redo and not bad:
+    parts = _needs(redo, bad)
+    if not parts:
         return None
-    parts = []
-    if redo:
-        parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
-    if bad:
-        parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
     fixes = [resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
     if bad:
         fixes.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
@@ -254,10 +239,20 @@ def _run_parts(
         remove.append(str(replay.directory / MANIFEST))  # never the folder: its cassettes, and
         # for run 1 every other run's, are healthy
         return
-    redo = [case.id for case in cases if case.status in ("stale", "unrecorded")]
-    if redo:
-        parts.append(f"run {number}: {len(redo)} stale or unrecorded ({', '.join(redo)})")
-    if replay is not None and replay.unreadable:
-        bad = replay.unreadable
-        parts.append(f"run {number}: {len(bad)} unreadable ({', '.join(bad)})")
+    bad = [] if replay is None else replay.unreadable
+    parts.extend(_needs(_to_record(cases), bad, f"run {number}: "))
+    if replay is not None:
         remove.extend(str(replay.directory / f"{case_id}.json") for case_id in bad)
+
+
+def _to_record(cases: list[CaseResult]) -> list[str]:
+    """The ids of the cases a `record --missing` would record: stale or unrecorded."""
+    return [case.id for case in cases if case.status in ("stale", "unrecorded")]
+
+
+def _needs(redo: list[str], bad: list[str], prefix: str = "") -> list[str]:
+    """What a model (or one of its runs, `prefix`) needs: cases to record, unreadable cassettes."""
+    parts = [f"{prefix}{len(redo)} stale or unrecorded ({', '.join(redo)})"] if redo else []
+    if bad:
+        parts.append(f"{prefix}{len(bad)} unreadable ({', '.join(bad)})")
+    return parts

@@ -22,7 +22,7 @@ from lobrec.cli._output import fail, plain, say
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lobrec.core.suite import Case, Step, Suite
+    from lobrec.core.suite import Case, ExpectedCall, Step, Suite
 
 suite_app = typer.Typer(
     name="suite",
@@ -212,7 +212,6 @@ def _json(value: Any) -> str:
 
 
 def _show_case(console: Console, suite: Suite, case: Case) -> None:
-    from lobrec.core.checks import describe
     from lobrec.core.suite import CallStep
 
     console.print(
@@ -239,11 +238,17 @@ def _show_case(console: Console, suite: Suite, case: Case) -> None:
         noun = "call" if len(step.calls) == 1 else f"{len(step.calls)} calls in one response"
         console.print(f"[bold]Step {index + 1}[/bold]: expects {noun}")
         for call in step.calls:
-            console.print(f"  [bold]{shown(call.name)}[/bold]")
-            for check in call.checks:
-                console.print(f"    check {shown(check.arg)} {shown(describe(check))}")
-            if not call.checks:
-                console.print("    (no argument checks: the name is what counts)")
-            console.print(f"    answer: {shown(json.dumps(call.answer, ensure_ascii=False))}")
-            if call.result is not None:
-                console.print(f"    result: {shown(call.result, keep_newlines=True)}")
+            _show_call(console, call)
+
+
+def _show_call(console: Console, call: ExpectedCall) -> None:
+    from lobrec.core.checks import describe
+
+    console.print(f"  [bold]{shown(call.name)}[/bold]")
+    for check in call.checks:
+        console.print(f"    check {shown(check.arg)} {shown(describe(check))}")
+    if not call.checks:
+        console.print("    (no argument checks: the name is what counts)")
+    console.print(f"    answer: {shown(json.dumps(call.answer, ensure_ascii=False))}")
+    if call.result is not None:
+        console.print(f"    result: {shown(call.result, keep_newlines=True)}")
