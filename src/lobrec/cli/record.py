@@ -115,6 +115,9 @@ def record_command(
     LOBSTACK_BASE_URL sets the default --base-url. Options not given are read from [tool.lobrec]
     in pyproject.toml or from lobrec.toml (`lobrec config` shows what is in force).
     """
+    from lobrec.recording import RecordOptions
+    from lobrec.runner import RetryPolicy
+
     conf = in_force(
         models=model, base_url=base_url, cassettes=cassettes, concurrency=concurrency, timeout=timeout,
         retry_delays=retry_delays, suite=suite_path, **outputs.given(),
@@ -126,9 +129,6 @@ def record_command(
     delays = _check_before_sending(conf, outputs)
     flags = _shaping_flags(group, repeat, max_cost, concurrency, adaptive, timeout, retry_delays)
     resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
-    from lobrec.recording import RecordOptions
-    from lobrec.runner import RetryPolicy
-
     options = RecordOptions(
         models=list(dict.fromkeys(model)),
         cassettes=cassettes,
