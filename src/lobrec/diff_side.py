@@ -7,12 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lobrec.errors import LobrecError
+from lobrec.results_file import read_results
 
 if TYPE_CHECKING:
     from lobrec.core.results import ModelResult, RunResult
-
-MAX_RESULTS_BYTES = 64 * 1024 * 1024
-"""A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
 
 
 def load_side(
@@ -25,7 +23,7 @@ def load_side(
     """
     if path.is_dir():
         return _cassette_side(path, suite_path, model, allow_newer_suite)
-    run = _read_results(path)
+    run = read_results(path)
     entry = _chosen(run, path, model)
     if not allow_newer_suite:  # only the compared model's provenance matters: the others are not judged
         _refuse_newer(run, entry, path)
@@ -53,19 +51,6 @@ def _cassette_side(
     if model is not None and found.model != model:
         raise LobrecError(f"{path}: holds model {found.model}, not --model {model}")
     return found
-
-
-def _read_results(path: Path) -> RunResult:
-    import msgspec
-
-    from lobrec.core.results import decode_results
-    from lobrec.files import read_capped
-
-    data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
-    try:
-        return decode_results(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise LobrecError(f"{path}: not a lobrec results file: {exc}") from None
 
 
 def _chosen(run: RunResult, path: Path, model: str | None) -> ModelResult:
