@@ -1,4 +1,4 @@
-"""The exit codes of every `lobrec` command (documented in the README), and which one wins."""
+"""The exit codes of every `lobrec` command (documented in the README)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,3 @@ class Exit(enum.IntEnum):
     INCOMPLETE = 4
     ERRORED = 5
     INTERRUPTED = 130
-
-
-GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
-"""When several gates fail, the first of these wins: the less of a model was judged, the more its
-code says (no score at all, then cases that errored, then cases out of date, then a low score)."""

@@ -8,12 +8,17 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._exits import GATE_ORDER, Exit
+from lobrec.cli._exits import Exit
 from lobrec.cli._output import fail, say
 
 if TYPE_CHECKING:
     from lobrec.core.gates import Allowance
     from lobrec.core.results import RunResult
+
+
+GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+"""When several gates fail, the first of these wins: the less of a model was judged, the more its
+code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
 
 
 def check_gates(
