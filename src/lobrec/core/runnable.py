@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from lobrec.core.checks import compile_pattern
 from lobrec.core.ecma import PatternError
-from lobrec.core.schema import check_schema
+from lobrec.core.jsonschema import check_schema
 from lobrec.core.suite import CallStep, Case, ExpectedCall, Regex, Suite, Tool, case_id_problem, shown_id
 from lobrec.errors import SchemaError
 
