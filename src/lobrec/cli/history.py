@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import Exit, fail, one_stdout, report_console, write_report
+from lobrec.cli._exits import Exit
+from lobrec.cli._output import fail
+from lobrec.cli._reports import one_stdout, report_console, write_report
 
 if TYPE_CHECKING:
     from lobrec.core.results import RunResult
@@ -24,13 +26,13 @@ def known_suites(given: list[Path]) -> list[tuple[str, Suite]]:
     bundled suite and its kept versions. A `--suite` file that cannot be read is an error."""
     from lobrec.cassettes import suite_fingerprint
     from lobrec.errors import LobrecError
-    from lobrec.suite_file import load_suite, suite_dir
+    from lobrec.suite_file import read_suite, suite_dir
 
-    suites = [load_suite(path) for path in given]
+    suites = [read_suite(path) for path in given]
     shipped = [suite_dir() / "suite.json", *sorted((suite_dir() / "history").glob("*.json"))]
     for path in shipped:
         try:
-            suites.append(load_suite(path))
+            suites.append(read_suite(path))
         except LobrecError:  # a broken install lacks a version: its steps say which file to give
             continue
     return [(suite_fingerprint(suite), suite) for suite in suites]
@@ -83,7 +85,7 @@ def history_command(
     )
     from lobrec.results_file import read_results
 
-    one_stdout(markdown=markdown_out, html=html_out, json=json_out)
+    one_stdout({"markdown": markdown_out, "html": html_out, "json": json_out})
     if len(files) < 2:
         raise fail(f"{files[0]}: history needs two results files or more, oldest first")
     try:
