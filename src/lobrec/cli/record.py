@@ -146,9 +146,9 @@ def record_command(
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
+    from lobrec.progress import RunProgress
     from lobrec.recording import RecordOptions, dry_run_lines
     from lobrec.recording import record as record_run
-    from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy
 
     conf = in_force(

@@ -83,9 +83,9 @@ def rescore_command(
     Options not given (and DIR) are read from [tool.lobrec] in pyproject.toml or from lobrec.toml.
     """
     from lobrec.errors import LobrecError, RecordInProgress
+    from lobrec.progress import RunProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
-    from lobrec.reports.progress import RunProgress
 
     conf = in_force(
         cassettes=cassettes_dir, json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
