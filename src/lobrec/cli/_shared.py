@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from typer.core import TyperArgument, TyperCommand
 
+from lobrec.reports._text import printable as plain
+
 if TYPE_CHECKING:
     from typer import _click as click
 
@@ -83,15 +85,6 @@ class Command(TyperCommand):
 
 def _argument_name(param: TyperArgument) -> str:
     return param.metavar or (param.name or "").upper()
-
-
-def plain(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every character a terminal could obey (ESC, BEL, C1 codes, bidi overrides,
-    line breaks) spelled out as `\\x1b`, so outside data is shown, never run. With
-    `keep_newlines`, `\\n` stays a line break (a multi-line message shown in full)."""
-    return "".join(
-        ch if ch.isprintable() or (keep_newlines and ch == "\n") else repr(ch)[1:-1] for ch in text
-    )
 
 
 def say(message: str, *, output: bool = False) -> None:

@@ -3,13 +3,13 @@
 Every number a report shows goes through one function here: a rate with nothing to apply to is
 a dash in all three, a cost has the same precision in all three, and the leaderboard has the same
 columns in the same order. Text that came from a model or a gateway goes through `printable`
-first, so a control character is shown, never obeyed.
+(`reports/_text.py`, the one rule for outside text) first, so a control character is shown, never
+obeyed.
 """
 
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -17,6 +17,7 @@ from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
+from lobrec.reports._text import printable as printable
 
 DASH = "—"
 NO_SCORES = "no scores: every case errored"
@@ -140,38 +141,6 @@ def change(a: float | None, b: float | None, unit: str) -> Change:
     text = {"pp": f"{size} pp", "ms": f"{size} ms", "usd": f"${size}"}[unit]
     sign = "+" if shown > 0 else "-" if shown < 0 else ""
     return Change(ta, tb, sign + text, shown)
-
-
-# --- text from models ----------------------------------------------------------------------------
-
-_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# Bidirectional overrides and isolates can make text read differently from what it is.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def _escape_char(char: str) -> str:
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def printable(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with control characters spelled out (`\\x1b`, `\\n`), so a terminal shows them.
-
-    An ANSI escape in a model's reply or a gateway's model name must appear as text in a report,
-    never change the colours of the reader's terminal; bidi overrides likewise. With
-    `keep_newlines`, line breaks and tabs stay (for multi-line blocks in HTML).
-    """
-    out = []
-    for char in text:
-        if keep_newlines and char in "\n\t":
-            out.append(char)
-        elif char in _BIDI or unicodedata.category(char) == "Cc":
-            out.append(_escape_char(char))
-        else:
-            out.append(char)
-    return "".join(out)
 
 
 # --- the leaderboard's shape ---------------------------------------------------------------------

@@ -58,18 +58,14 @@ from lobrec.reports.repeats import (
 )
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def spelled(text: str) -> str:
-    """`printable(text)` with lone surrogates spelled out too (`\\ud800`): UTF-8 cannot hold them,
-    so one would stop the report from being written."""
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", printable(text))
+spelled = printable
+"""`printable`, which spells out lone surrogates too (UTF-8 cannot hold them, so one would stop the
+report from being written); the name `summary.py` imports."""
 
 
 def md(text: str) -> str:
     """`text` as literal Markdown inline text, safe inside a table cell, that pings nobody."""
-    return no_pings("".join("\\" + char if char in _SPECIAL else char for char in spelled(text)))
+    return no_pings("".join("\\" + char if char in _SPECIAL else char for char in printable(text)))
 
 
 _REFERENCE = re.compile(r"((?<!\w)@|(?<!&)#)(?=\w)")
