@@ -464,7 +464,9 @@ def malformed_keys() -> st.SearchStrategy[tuple[str, str]]:
 
 # --- text from outside (lobrec.reports._text) ------------------------------------------------------
 
-HOSTILE_CHARACTERS = "\x1b\x07\x00\x7f\x85\x9b\n\r\t\u2028\u2029\u200d\u200b\u00a0\u202e\u2066\ufeff\ud800\U000e0001"
+HOSTILE_CHARACTERS = (
+    "\x1b\x07\x00\x7f\x85\x9b\n\r\t\u2028\u2029\u200d\u200b\u00a0\u202e\u2066\ufeff\ud800\U000e0001"
+)
 """Control, format and separator characters a terminal could obey or that make a line read wrong."""
 
 outside_texts = st.text(
