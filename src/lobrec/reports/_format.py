@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
@@ -146,9 +147,16 @@ def change(a: float | None, b: float | None, unit: str) -> Change:
 # --- the leaderboard's shape ---------------------------------------------------------------------
 
 
-class Column(NamedTuple):
-    """One leaderboard column: its heading and how to get its text from a model's result."""
+SortValue = float | str | None
+"""What a column sorts a model by: a number, a text, or None for nothing to sort (last)."""
 
+
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: a stable `key` (what sorting, headings and formats look it up by;
+    never the label, which may be reworded), its heading, and how to get its text from a model."""
+
+    key: str
     label: str
     value: Callable[[ModelResult], str]
     numeric: bool = True
@@ -156,34 +164,76 @@ class Column(NamedTuple):
     """The `Metrics` field of a rate column (for its counts and interval)."""
     count: bool = False
     """A case count rather than a measure (a narrow terminal prints these below the table)."""
+    sort: Callable[[ModelResult], SortValue] | None = None
+    """The exact value the column sorts by; None sorts by the text shown."""
+    first: Literal["asc", "desc"] = "asc"
+    """The order of a first sort: the best first (highest rate, lowest cost, A to Z)."""
+
+    def sort_value(self, model: ModelResult) -> SortValue:
+        return self.value(model) if self.sort is None else self.sort(model)
+
+    @property
+    def text_sort(self) -> bool:
+        """Sorted as text (A to Z) rather than as numbers."""
+        return self.sort is None or not self.numeric
 
 
-def _rate_column(label: str, metric: str) -> Column:
-    def value(model: ModelResult) -> str:
-        rate: Rate = getattr(model.metrics, metric)
-        return percent(rate.rate if model.has_scores else None)
+def rate_value(model: ModelResult, metric: str) -> float | None:
+    """A rate of the model, or None when it has no scores (every rate is then a dash)."""
+    rate: Rate = getattr(model.metrics, metric)
+    return rate.rate if model.has_scores else None
 
-    return Column(label, value, metric=metric)
+
+def _rate_column(metric: str, label: str, lower: bool) -> Column:
+    return Column(
+        metric,
+        label + (" ↓" if lower else ""),
+        lambda model: percent(rate_value(model, metric)),
+        metric=metric,
+        sort=lambda model: rate_value(model, metric),
+        first="asc" if lower else "desc",
+    )
 
 
 def _scored(model: ModelResult) -> str:
     return f"{model.counts.scored}/{model.counts.cases}"
 
 
-def _stale(model: ModelResult) -> str:
-    return str(model.counts.stale + model.counts.unrecorded)
+def _scored_share(model: ModelResult) -> float | None:
+    return model.counts.scored / model.counts.cases if model.counts.cases else None
+
+
+def _stale(model: ModelResult) -> int:
+    return model.counts.stale + model.counts.unrecorded
 
 
 LEADERBOARD: tuple[Column, ...] = (
-    Column("Model", lambda model: printable(model.model), numeric=False),
-    *(_rate_column(label + (" ↓" if lower else ""), metric) for metric, label, lower in RATE_METRICS),
-    Column("p50 latency", lambda model: latency(model.metrics.latency_p50_ms)),
-    Column("Cost/100 cases", lambda model: cost(model.metrics.cost_per_100_cases_usd)),
-    Column("Scored", _scored, count=True),
-    Column("Errored", lambda model: str(model.counts.errored), count=True),
-    Column("Stale", _stale, count=True),
+    Column("model", "Model", lambda model: model.model, numeric=False, sort=lambda model: model.model),
+    *(_rate_column(metric, label, lower) for metric, label, lower in RATE_METRICS),
+    Column(
+        "latency",
+        "p50 latency",
+        lambda model: latency(model.metrics.latency_p50_ms),
+        sort=lambda model: model.metrics.latency_p50_ms,
+    ),
+    Column(
+        "cost",
+        "Cost/100 cases",
+        lambda model: cost(model.metrics.cost_per_100_cases_usd),
+        sort=lambda model: model.metrics.cost_per_100_cases_usd,
+    ),
+    Column("scored", "Scored", _scored, count=True, sort=_scored_share, first="desc"),
+    Column(
+        "errored",
+        "Errored",
+        lambda model: str(model.counts.errored),
+        count=True,
+        sort=lambda model: model.counts.errored,
+    ),
+    Column("stale", "Stale", lambda model: str(_stale(model)), count=True, sort=_stale),
 )
-"""The leaderboard, left to right. `Stale` counts stale and unrecorded cases: both need recording."""
+"""The leaderboard, left to right; a model name is outside text, cleaned by each format.
+`Stale` counts stale and unrecorded cases: both need recording."""
 
 
 def ranked(run: RunResult) -> list[ModelResult]:

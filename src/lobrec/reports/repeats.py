@@ -10,9 +10,10 @@ sample standard deviation (in percentage points), and two columns follow it: Run
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.repeats import run_cases
+from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
@@ -81,18 +82,25 @@ def leaderboard_columns(run: RunResult) -> tuple[Column, ...]:
     """`LEADERBOARD`, or with repeats: Overall as mean ± sd, then Runs and pass^K."""
     if not any_repeats(run):
         return LEADERBOARD
-    overall = Column("Overall", overall_cell, metric="overall")
     extra = (
-        Column("Runs", lambda model: str(model.run_count)),
-        Column("pass^K", pass_hat_cell),
+        Column("runs", "Runs", lambda model: str(model.run_count), sort=_run_count, first="desc"),
+        Column("pass_k", "pass^K", pass_hat_cell, sort=_pass_hat_rate, first="desc"),
     )
     columns = []
     for column in LEADERBOARD:
-        if column.metric == "overall":
-            columns.extend([overall, *extra])
+        if column.key == "overall":
+            columns.extend([replace(column, value=overall_cell), *extra])
         else:
             columns.append(column)
     return tuple(columns)
+
+
+def _run_count(model: ModelResult) -> int:
+    return model.run_count
+
+
+def _pass_hat_rate(model: ModelResult) -> float | None:
+    return None if model.repeats is None else model.repeats.pass_hat_k.rate
 
 
 def runs_by_case(model: ModelResult) -> list[tuple[str, list[CaseResult | None]]]:
