@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
 from lobrec.reports._text import printable as printable
@@ -273,15 +273,23 @@ def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> 
     return notes
 
 
+def needs_recording(cases: Iterable[CaseResult]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ids of the cases to record again: (stale, unrecorded), in the run's order. The one rule
+    behind every report's "Needs re-recording" list."""
+    stale, unrecorded = [], []
+    for case in cases:
+        if case.status == "stale":
+            stale.append(case.id)
+        elif case.status == "unrecorded":
+            unrecorded.append(case.id)
+    return tuple(stale), tuple(unrecorded)
+
+
 def rerecord(run: RunResult) -> list[tuple[str, list[str], list[str]]]:
-    """Per model with any: (model, stale case ids, unrecorded case ids), as written; quote them."""
-    out = []
-    for model in ranked(run):
-        stale = [case.id for case in model.cases if case.status == "stale"]
-        unrecorded = [case.id for case in model.cases if case.status == "unrecorded"]
-        if stale or unrecorded:
-            out.append((model.model, stale, unrecorded))
-    return out
+    """Per model with any: (model, stale case ids, unrecorded case ids) of run 1, as written; quote
+    them. (For `html.py`; the other reports read `ReportView.rerecord`.)"""
+    found = [(model.model, *needs_recording(model.cases)) for model in ranked(run)]
+    return [(name, list(stale), list(unrecorded)) for name, stale, unrecorded in found if stale or unrecorded]
 
 
 # --- groups --------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from lobrec.core.compare import RATE_METRICS
 from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
+from lobrec.reports._format import DASH, LEADERBOARD, Column, needs_recording, percent, ranked, rate_counts
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "
@@ -175,13 +175,10 @@ def repeats_lines(model: ModelResult) -> list[str]:
 def rerecord_runs(model: ModelResult) -> list[tuple[int, list[str], list[str]]]:
     """Runs 2..K with stale or unrecorded cases: (run, stale ids, unrecorded ids); run 1's are the
     model's own `cases`, which the reports already list."""
-    found = []
-    for number, cases in enumerate(run_cases(model)[1:], start=2):
-        stale = [case.id for case in cases if case.status == "stale"]
-        unrecorded = [case.id for case in cases if case.status == "unrecorded"]
-        if stale or unrecorded:
-            found.append((number, stale, unrecorded))
-    return found
+    found = [(number, *needs_recording(cases)) for number, cases in enumerate(run_cases(model)[1:], start=2)]
+    return [
+        (number, list(stale), list(unrecorded)) for number, stale, unrecorded in found if stale or unrecorded
+    ]
 
 
 def runs_to_record(run: RunResult, quote: Callable[[str], str]) -> list[tuple[ModelResult, int, list[str]]]:

@@ -253,18 +253,20 @@ def _partial_note(skipped: int) -> str | None:
     )
 
 
+def _partial(entries: tuple[Rerecord, ...]) -> tuple[list[Rerecord], str | None]:
+    """After a partial run: the entries less run 1's unrecorded cases, and the line counting those."""
+    note = _partial_note(sum(len(entry.unrecorded) for entry in entries if entry.run == 1))
+    kept = [replace(entry, unrecorded=()) if entry.run == 1 else entry for entry in entries]
+    return [entry for entry in kept if entry.run > 1 or entry.stale], note
+
+
 def _rerecord_text(view: ReportView, *, partial: bool = False) -> Text | None:
     """The stale and unrecorded case ids per model and run, or None when every case was recorded.
 
     After a partial run (`record --case`), run 1's unrecorded cases are counted in one line instead
     of listed as if something had gone wrong.
     """
-    entries = list(view.rerecord)
-    note = None
-    if partial:
-        note = _partial_note(sum(len(entry.unrecorded) for entry in entries if entry.run == 1))
-        entries = [replace(entry, unrecorded=()) if entry.run == 1 else entry for entry in entries]
-        entries = [entry for entry in entries if entry.run > 1 or entry.stale]
+    entries, note = _partial(view.rerecord) if partial else (list(view.rerecord), None)
     if not entries:
         return _text(note) if note else None
     text = Text("Needs re-recording:\n", style="bold")

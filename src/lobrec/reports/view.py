@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lobrec.core.metrics import COST_DECIMALS
-from lobrec.core.results import CaseResult, ModelResult, Rate, RunResult, SuiteChanges
+from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult, SuiteChanges
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -28,6 +28,7 @@ from lobrec.reports._format import (
     group_cell,
     group_label,
     model_notes,
+    needs_recording,
     ordered_groups,
     provenance,
     ranked,
@@ -284,7 +285,7 @@ def report_view(run: RunResult) -> ReportView:
         suite_version=run.suite.version,
         provenance=provenance(run),
         case_count=max((len(model.cases) for model in models), default=None),
-        key=(KEY, REPEATS_KEY) if any_repeats(run) else (KEY,),
+        key=(KEY, REPEATS_KEY)[: 1 + any_repeats(run)],
         repeats=any_repeats(run),
         tiers=has_tiers(run),
         headings=tuple(_heading(column) for column in columns),
@@ -296,7 +297,7 @@ def report_view(run: RunResult) -> ReportView:
         resolution=resolution_line(run),
         routing_header=tuple(ROUTING_HEADER),
         plot=tuple(_plot_point(model) for model in models if _plotted(model) is None),
-        not_plotted=tuple((model.model, why) for model in models if (why := _plotted(model)) is not None),
+        not_plotted=_not_plotted(models),
         suite_changes=run.suite_changes,
     )
 
@@ -388,33 +389,38 @@ def priced_cost(model: ModelResult) -> PricedCost | None:
     unpriced = len(model.metrics.unpriced_calls)
     if model.metrics.cost_per_100_cases_usd is not None or not model.has_scores or not unpriced:
         return None
-    priced = [
-        call.cost_usd
-        for cases in run_cases(model)
-        for case in cases
-        if case.status == "scored"
-        for call in case.api_calls
-        if call.cost_usd is not None and math.isfinite(call.cost_usd)
-    ]
+    priced = _priced_calls(model)
     per_100 = round(math.fsum(priced) / model.counts.scored * 100, COST_DECIMALS) if priced else None
     return PricedCost(unpriced, len(priced), per_100)
 
 
+def _priced_calls(model: ModelResult) -> list[float]:
+    """The costs of the priced calls of the scored cases, every run."""
+    scored = [case for cases in run_cases(model) for case in cases if case.status == "scored"]
+    costs = [call.cost_usd for case in scored for call in case.api_calls]
+    return [usd for usd in costs if usd is not None and math.isfinite(usd)]
+
+
 def _failing(model: ModelResult) -> tuple[CaseList, ...]:
-    if model.repeats is None:
-        lists = [
-            ("failing", [case.id for case in model.cases if case_outcome(case) == "failed"]),
-            ("errored", [case.id for case in model.cases if case.status == "errored"]),
-        ]
-    else:  # the flaky ones are listed with the repeated runs
-        lists = [
-            (
-                "failing in every run",
-                [case.id for case in model.repeats.cases if case.scored and not case.passes],
-            ),
-            ("errored in some run", [case.id for case in model.repeats.cases if "errored" in case.outcomes]),
-        ]
+    """Failing and errored cases; over repeated runs, failing in every run and errored in any (the
+    flaky ones are listed with the repeated runs)."""
+    lists = _failing_once(model) if model.repeats is None else _failing_over_runs(model.repeats.cases)
     return tuple(CaseList(label, tuple(ids)) for label, ids in lists if ids)
+
+
+def _failing_once(model: ModelResult) -> list[tuple[str, list[str]]]:
+    outcomes = [(case.id, case_outcome(case)) for case in model.cases]
+    return [(label, [case for case, found in outcomes if found == outcome]) for label, outcome in _ONCE]
+
+
+_ONCE = (("failing", "failed"), ("errored", "errored"))
+
+
+def _failing_over_runs(cases: list[CaseRuns]) -> list[tuple[str, list[str]]]:
+    return [
+        ("failing in every run", [case.id for case in cases if case.scored and not case.passes]),
+        ("errored in some run", [case.id for case in cases if "errored" in case.outcomes]),
+    ]
 
 
 def _groups(models: list[ModelResult]) -> tuple[GroupRow, ...]:
@@ -436,17 +442,21 @@ def _groups(models: list[ModelResult]) -> tuple[GroupRow, ...]:
 
 
 def _rerecord(models: list[ModelResult]) -> tuple[Rerecord, ...]:
-    first: list[Rerecord] = []
-    later: list[Rerecord] = []
-    for model in models:
-        for number, cases in enumerate(run_cases(model), start=1):
-            stale = tuple(case.id for case in cases if case.status == "stale")
-            unrecorded = tuple(case.id for case in cases if case.status == "unrecorded")
-            if not stale and not unrecorded:
-                continue
-            entry = Rerecord(model.model, number, stale, unrecorded, number > 1 and unrecorded_run(cases))
-            (first if number == 1 else later).append(entry)
-    return (*first, *later)
+    """Every run with cases to record: run 1 of each model first (best model first), then the
+    later runs; a later run never recorded at all is `missing`."""
+    found = [
+        Rerecord(model.model, number, stale, unrecorded, number > 1 and unrecorded_run(cases))
+        for model in models
+        for number, cases in enumerate(run_cases(model), start=1)
+        for stale, unrecorded in [needs_recording(cases)]
+        if stale or unrecorded
+    ]
+    return tuple(sorted(found, key=lambda entry: entry.run > 1))
+
+
+def _not_plotted(models: list[ModelResult]) -> tuple[tuple[str, str], ...]:
+    found = [(model.model, _plotted(model)) for model in models]
+    return tuple((name, why) for name, why in found if why is not None)
 
 
 def _plotted(model: ModelResult) -> str | None:
