@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from lobrec.core.metrics import COST_DECIMALS
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult, SuiteChanges
+from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.reports._format import (
     DASH,
     KEY,
@@ -33,7 +34,6 @@ from lobrec.reports._format import (
     provenance,
     ranked,
 )
-from lobrec.reports.export import case_outcome
 from lobrec.reports.insight import (
     ROUTING_HEADER,
     TIER,
@@ -50,7 +50,6 @@ from lobrec.reports.repeats import (
     any_repeats,
     leaderboard_columns,
     repeats_lines,
-    run_cases,
     runs_tally,
     spread_rows,
     unrecorded_run,
@@ -135,9 +134,11 @@ class MatrixCell:
     status: str
     run_statuses: tuple[str, ...]
     tally: str | None = None
-    """A repeated model's `k/K` (or `0 of K scored`); None for a model recorded once."""
-    passes: int | None = None
-    scored: int | None = None
+    """A repeated model's `k/K` (or `0 of K scored`); None for a model recorded once (its cell
+    shows the verdict's word)."""
+    passes: int = 0
+    scored: int = 0
+    """The runs in which the case passed, and those in which it was scored."""
     unscored: str = ""
     """The runs not scored, by why (`1 unrecorded`); empty when every run was scored."""
     unscored_which: str = ""
@@ -279,6 +280,7 @@ def report_view(run: RunResult) -> ReportView:
     columns = _columns(run)
     models = ranked(run)
     places = {id(model): index for index, model in enumerate(run.models)}
+    every = [runs_of(model) for model in models]
     header, rows = failure_rows(run)
     return ReportView(
         suite_name=run.suite.name,
@@ -289,9 +291,12 @@ def report_view(run: RunResult) -> ReportView:
         repeats=any_repeats(run),
         tiers=has_tiers(run),
         headings=tuple(_heading(column) for column in columns),
-        models=tuple(_model_view(model, places[id(model)], columns) for model in models),
+        models=tuple(
+            _model_view(model, runs, places[id(model)], columns)
+            for model, runs in zip(models, every, strict=True)
+        ),
         groups=_groups(models),
-        rerecord=_rerecord(models),
+        rerecord=_rerecord(every),
         failure_header=tuple(header),
         failure_rows=tuple(tuple(row) for row in rows),
         resolution=resolution_line(run),
@@ -334,7 +339,7 @@ def _cell(column: Column, model: ModelResult) -> Cell:
     return Cell(column.value(model), column.sort_value(model), rate)
 
 
-def _model_view(model: ModelResult, place: int, columns: list[Column]) -> ModelView:
+def _model_view(model: ModelResult, runs: ModelRuns, place: int, columns: list[Column]) -> ModelView:
     return ModelView(
         name=model.model,
         place=place,
@@ -346,25 +351,26 @@ def _model_view(model: ModelResult, place: int, columns: list[Column]) -> ModelV
         notes=tuple(model_notes(model, str)),
         quirks=tuple(quirks_note(model)),
         unpriced_calls=_unpriced(model),
-        priced_cost=priced_cost(model),
+        priced_cost=priced_cost(model, runs),
         repeats=tuple(repeats_lines(model)),
-        flaky=None if model.repeats is None else tuple(model.repeats.flaky),
-        spread=_spread(model),
-        failing=_failing(model),
+        flaky=tuple(runs.flaky) if runs.repeated else None,
+        spread=_spread(runs),
+        failing=_failing(runs),
         errored=tuple(
             (case.id, case.reason or "no reason recorded") for case in model.cases if case.status == "errored"
         ),
         failure_kinds=kinds_text(model) if model.failures else None,
         routing=_routing(model),
         routing_notes=() if model.routing is None else tuple(routing_notes(model)),
-        matrix=_matrix(model),
+        matrix=_matrix(runs),
     )
 
 
-def _spread(model: ModelResult) -> tuple[SpreadRow, ...]:
-    if model.repeats is None:
+def _spread(runs: ModelRuns) -> tuple[SpreadRow, ...]:
+    """Each rate over the runs, for a model recorded more than once."""
+    if not runs.repeated:
         return ()
-    return tuple(SpreadRow(label, tuple(runs), tuple(summary)) for label, runs, summary in spread_rows(model))
+    return tuple(SpreadRow(label, tuple(each), tuple(summary)) for label, each, summary in spread_rows(runs))
 
 
 def _routing(model: ModelResult) -> tuple[RoutingTable, ...]:
@@ -380,7 +386,7 @@ def _unpriced(model: ModelResult) -> tuple[str, ...]:
     return tuple(calls)
 
 
-def priced_cost(model: ModelResult) -> PricedCost | None:
+def priced_cost(model: ModelResult, runs: ModelRuns) -> PricedCost | None:
     """When unpriced calls hide a scored model's cost: what its scored cases' priced calls cost.
 
     The leaderboard's dash stays (no true total is known); this is the figure that is known, a
@@ -389,38 +395,31 @@ def priced_cost(model: ModelResult) -> PricedCost | None:
     unpriced = len(model.metrics.unpriced_calls)
     if model.metrics.cost_per_100_cases_usd is not None or not model.has_scores or not unpriced:
         return None
-    priced = _priced_calls(model)
+    priced = _priced_calls(runs)
     per_100 = round(math.fsum(priced) / model.counts.scored * 100, COST_DECIMALS) if priced else None
     return PricedCost(unpriced, len(priced), per_100)
 
 
-def _priced_calls(model: ModelResult) -> list[float]:
+def _priced_calls(runs: ModelRuns) -> list[float]:
     """The costs of the priced calls of the scored cases, every run."""
-    scored = [case for cases in run_cases(model) for case in cases if case.status == "scored"]
+    scored = [case for run in runs.runs for case in run.cases if case.status == "scored"]
     costs = [call.cost_usd for case in scored for call in case.api_calls]
     return [usd for usd in costs if usd is not None and math.isfinite(usd)]
 
 
-def _failing(model: ModelResult) -> tuple[CaseList, ...]:
-    """Failing and errored cases; over repeated runs, failing in every run and errored in any (the
-    flaky ones are listed with the repeated runs)."""
-    lists = _failing_once(model) if model.repeats is None else _failing_over_runs(model.repeats.cases)
+def _failing(runs: ModelRuns) -> tuple[CaseList, ...]:
+    """The cases failed in every run they were scored in, and those errored in any run (the flaky
+    ones are listed with the repeated runs); worded for one run or several."""
+    failing, errored = _FAILING_OVER_RUNS if runs.repeated else _FAILING_ONCE
+    lists = [
+        (failing, [case.id for case in runs.cases if case.scored and not case.passes]),
+        (errored, [case.id for case in runs.cases if "errored" in case.outcomes]),
+    ]
     return tuple(CaseList(label, tuple(ids)) for label, ids in lists if ids)
 
 
-def _failing_once(model: ModelResult) -> list[tuple[str, list[str]]]:
-    outcomes = [(case.id, case_outcome(case)) for case in model.cases]
-    return [(label, [case for case, found in outcomes if found == outcome]) for label, outcome in _ONCE]
-
-
-_ONCE = (("failing", "failed"), ("errored", "errored"))
-
-
-def _failing_over_runs(cases: list[CaseRuns]) -> list[tuple[str, list[str]]]:
-    return [
-        ("failing in every run", [case.id for case in cases if case.scored and not case.passes]),
-        ("errored in some run", [case.id for case in cases if "errored" in case.outcomes]),
-    ]
+_FAILING_ONCE = ("failing", "errored")
+_FAILING_OVER_RUNS = ("failing in every run", "errored in some run")
 
 
 def _groups(models: list[ModelResult]) -> tuple[GroupRow, ...]:
@@ -441,13 +440,13 @@ def _groups(models: list[ModelResult]) -> tuple[GroupRow, ...]:
     return tuple(rows)
 
 
-def _rerecord(models: list[ModelResult]) -> tuple[Rerecord, ...]:
+def _rerecord(models: list[ModelRuns]) -> tuple[Rerecord, ...]:
     """Every run with cases to record: run 1 of each model first (best model first), then the
     later runs; a later run never recorded at all is `missing`."""
     found = [
         Rerecord(model.model, number, stale, unrecorded, number > 1 and unrecorded_run(cases))
         for model in models
-        for number, cases in enumerate(run_cases(model), start=1)
+        for number, cases in enumerate(model.run_cases(), start=1)
         for stale, unrecorded in [needs_recording(cases)]
         if stale or unrecorded
     ]
@@ -498,22 +497,18 @@ def runs_status(outcomes: Sequence[str]) -> str:
     return "fail" if all(outcome == "failed" for outcome in scored) else "flaky"
 
 
-def _matrix(model: ModelResult) -> dict[str, MatrixCell]:
-    runs = [{case.id: case for case in cases} for cases in run_cases(model)]
-    if model.repeats is None:
-        return {
-            case_id: MatrixCell(cell_status(case), (cell_status(case),)) for case_id, case in runs[0].items()
-        }
-    k = model.repeats.runs
-    cells = {}
-    for entry in model.repeats.cases:
-        cells[entry.id] = MatrixCell(
-            status=runs_status(entry.outcomes),
-            run_statuses=tuple(cell_status(by_id.get(entry.id)) for by_id in runs),
-            tally=runs_tally(entry, k) if entry.scored else f"0 of {k} scored",
-            passes=entry.passes,
-            scored=entry.scored,
-            unscored=unscored_runs(entry) if entry.scored < k else "",
-            unscored_which=unscored_which(entry) if entry.scored < k else "",
-        )
-    return cells
+def _matrix(runs: ModelRuns) -> dict[str, MatrixCell]:
+    return {entry.id: _matrix_cell(runs, entry, results) for entry, results in runs.by_case()}
+
+
+def _matrix_cell(runs: ModelRuns, entry: CaseRuns, results: list[CaseResult | None]) -> MatrixCell:
+    k = runs.k
+    return MatrixCell(
+        status=runs_status(entry.outcomes),
+        run_statuses=tuple(map(cell_status, results)),
+        tally=(runs_tally(entry, k) if entry.scored else f"0 of {k} scored") if runs.repeated else None,
+        passes=entry.passes,
+        scored=entry.scored,
+        unscored=unscored_runs(entry),
+        unscored_which=unscored_which(entry),
+    )
