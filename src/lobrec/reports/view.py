@@ -287,7 +287,7 @@ def report_view(run: RunResult) -> ReportView:
         suite_version=run.suite.version,
         provenance=provenance(run),
         case_count=max((len(model.cases) for model in models), default=None),
-        key=(KEY, REPEATS_KEY)[: 1 + any_repeats(run)],
+        key=(KEY, REPEATS_KEY) if any_repeats(run) else (KEY,),
         repeats=any_repeats(run),
         tiers=has_tiers(run),
         headings=tuple(_heading(column) for column in columns),
