@@ -1,4 +1,5 @@
-"""The terminal report: the leaderboard, a per-group breakdown, and the cases to re-record.
+"""The terminal report: the leaderboard, a per-group breakdown, and the cases to re-record, laid
+out from the report view (`reports/view.py`) for the terminal's width.
 
 Every string that came from a results file (model names, case ids, the names a gateway said
 answered) is put in a `rich.text.Text`, never parsed as markup, after `printable` has spelled out
@@ -34,7 +35,7 @@ _HEADINGS = {
     "latency": "p50\nlatency",
     "cost": "Cost/100\ncases",
 }
-"""Headings by column key (a renamed label keeps its two-line form only if it is changed here)."""
+"""Two-line headings by column key; any other column shows its label on one line."""
 
 
 def _text(text: str, style: str = "") -> Text:
