@@ -135,6 +135,10 @@ def test_the_view_holds_what_the_html_report_shows() -> None:
     assert [model.place for model in view.models] == [1, 0, 2]
     assert view.groups[0].cells == ("50.0% (1/2)", "100.0% (1/1)", "—")
     assert view.groups[0].rates[2] is None
+    assert (view.group_cell(1, "selection"), view.group_cell(1, "not a group")) == ("100.0% (1/1)", "—")
+    stale = mini.matrix["sel-weather"].results[0]
+    assert stale is not None and stale.status == "stale"
+    assert view.results_format == sample_run().results_format
 
 
 def test_a_repeated_models_cells_say_its_runs() -> None:

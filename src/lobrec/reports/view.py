@@ -143,6 +143,8 @@ class MatrixCell:
     """The runs not scored, by why (`1 unrecorded`); empty when every run was scored."""
     unscored_which: str = ""
     """Which runs were not scored (`run 3 errored`), for a hover."""
+    results: tuple[CaseResult | None, ...] = ()
+    """Each run's result for the case (None where a run does not hold it), for a drill-down."""
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,13 @@ class ReportView:
     not_plotted: tuple[tuple[str, str], ...]
     """(model, why) for the models without both a score and a cost."""
     suite_changes: SuiteChanges | None
+    results_format: int
+    """The results file's format version (the HTML footer says it)."""
+
+    def group_cell(self, model: int, group: str) -> str:
+        """The cell of the `model`-th model (ranked) on `group`: a dash for a group it has no rate on."""
+        found = next((row for row in self.groups if row.group == group), None)
+        return DASH if found is None else found.cells[model]
 
     def columns(self, *, without: Sequence[str] = ()) -> list[Heading]:
         """The leaderboard's columns, less the keys in `without`."""
@@ -304,6 +313,7 @@ def report_view(run: RunResult) -> ReportView:
         plot=tuple(_plot_point(model) for model in models if _plotted(model) is None),
         not_plotted=_not_plotted(models),
         suite_changes=run.suite_changes,
+        results_format=run.results_format,
     )
 
 
@@ -511,4 +521,5 @@ def _matrix_cell(runs: ModelRuns, entry: CaseRuns, results: list[CaseResult | No
         scored=entry.scored,
         unscored=unscored_runs(entry),
         unscored_which=unscored_which(entry),
+        results=tuple(results),
     )
