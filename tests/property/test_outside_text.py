@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from rich.console import Console
 
-from lobrec.cli._shared import plain, say
+from lobrec.cli._output import plain, say
 from lobrec.core.results import CaseResult, RunResult, decode_results
 from lobrec.progress import RunProgress
 from lobrec.reports._format import printable
