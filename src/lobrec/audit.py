@@ -39,34 +39,37 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from lobrec.cassettes import (
+from lobrec.cassette.format import MAX_CASSETTE_BYTES, decode_cassette, read_capped
+from lobrec.cassette.headers import (
+    COST_HEADER,
+    ELAPSED_HEADER,
+    ERROR_HEADER,
+    NO_RESPONSE_STATUS,
+    RECORDED_REQUEST_HEADERS,
+    cost_usd,
+    recorded_elapsed,
+)
+from lobrec.cassette.layout import (
     LOCK,
     MANIFEST,
-    MAX_CASSETTE_BYTES,
     MAX_RUNS,
     RUNS_DIR,
-    CassetteFile,
-    case_file_name,
-    load_manifest,
+    is_case_id,
     model_dir_name,
     model_from_dir_name,
     not_one_model,
-    read_capped,
     run_gap_problem,
     run_number,
 )
-from lobrec.core.suite import SEMVER
+from lobrec.cassette.manifest import load_manifest, manifest_problems
+from lobrec.core.results import SuiteRef
 from lobrec.errors import CassetteError, ConfigError
-from lobrec.exchange import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS
 from lobrec.gateway import mask_url
-from lobrec.playback import open_for_replay, recorded_elapsed
-from lobrec.runner import COST_HEADER, cost_usd
 from lobrec.spellings import holds, spellings
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
 """Files that may sit next to the model directories (they are still scanned for credentials)."""
 
-RECORDED_REQUEST_HEADERS = frozenset({"content-type"})
 CREDENTIAL_HEADERS = frozenset(
     {
         "authorization",
@@ -213,7 +216,7 @@ def _model_directory(
             if listed is not None and entry.name.removesuffix(".json") not in listed:
                 yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
     for case_id in sorted(listed or ()):
-        if _is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
+        if is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
             yield Finding(
                 manifest_path, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
             )
@@ -254,16 +257,8 @@ def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: 
             )
 
 
-def _is_case_id(case_id: str) -> bool:
-    try:
-        case_file_name(case_id)
-    except ConfigError:
-        return False
-    return True
-
-
 def _is_case_file(name: str) -> bool:
-    return name.endswith(".json") and _is_case_id(name.removesuffix(".json"))
+    return name.endswith(".json") and is_case_id(name.removesuffix(".json"))
 
 
 def _manifest(
@@ -274,37 +269,17 @@ def _manifest(
         manifest = load_manifest(directory)
     except CassetteError as exc:
         return None, [_from_error(path, exc), *_raw_scan(path, exact)]
-    problems: list[Finding] = []
-    try:
-        expected = model_dir_name(manifest.model)
-    except ConfigError as exc:
-        expected = None
-        problems.append(Finding(path, str(exc), "$.model"))
-    if expected is not None and expected != owner:
-        problems.append(
-            Finding(
-                path,
-                f"model {manifest.model!r} does not belong in directory {owner!r} (expected {expected!r})",
-            )
-        )
-    recorded_on = manifest.suite.version
-    if not SEMVER.match(recorded_on):
-        problems.append(Finding(path, f"{recorded_on!r} is not a suite version", "$.suite.version"))
-    elif suite_version is not None and recorded_on.split(".")[0] != suite_version.split(".")[0]:
-        problems.append(
-            Finding(
-                path,
-                f"recorded on suite {recorded_on}; another major version cannot be re-judged",
-                "$.suite.version",
-            )
-        )
-    for case_id in manifest.cases:
-        if not _is_case_id(case_id):
-            problems.append(
-                Finding(path, "not a case id that can name a cassette file", f"$.cases[{case_id!r}]")
-            )
+    problems = [
+        Finding(path, problem.finding, problem.field)
+        for problem in manifest_problems(manifest, directory, owner, _judging(suite_version))
+    ]
     problems.extend(_scan(path, msgspec.to_builtins(manifest), "$", exact))
     return set(manifest.cases), problems
+
+
+def _judging(suite_version: str | None) -> SuiteRef | None:
+    """The suite the audit holds manifests against (only its version is read)."""
+    return None if suite_version is None else SuiteRef(name="", version=suite_version)
 
 
 # --- one cassette ---------------------------------------------------------------------------------
@@ -317,14 +292,10 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
         yield _from_error(path, exc)
         return
     try:
-        open_for_replay(path)  # the exact check (and message) replay applies
-        cassette = msgspec.json.decode(data, type=CassetteFile)
+        cassette = decode_cassette(data, path)  # the exact check (and message) replay applies
     except CassetteError as exc:
         yield _from_error(path, exc)
         yield from _raw_scan(path, exact, data)
-        return
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        yield Finding(path, f"not a cassette: {exc}")
         return
     if not cassette.interactions:
         yield Finding(path, "no interactions (a recorded case has at least one)")

@@ -26,40 +26,29 @@ from urllib.parse import urlsplit
 import httpx
 
 from lobrec import __version__
-from lobrec.cassettes import (
-    MANIFEST,
-    Manifest,
-    ManifestCase,
-    ManifestSuite,
-    case_file_name,
+from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite, encode_pretty
+from lobrec.cassette.layout import MANIFEST, case_file_name, model_dir_name, run_directories, run_folder
+from lobrec.cassette.locks import writer_lock
+from lobrec.cassette.manifest import (
     case_fingerprint,
-    encode_pretty,
-    file_mode,
     load_manifest,
-    model_dir_name,
-    run_directories,
-    run_folder,
+    newer_suite_problem,
+    same_major,
     save_manifest,
-    write_atomic,
-    writer_lock,
 )
+from lobrec.cassette.vcrpy import cassette_bytes, new_for_recording
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.core.words import counted
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
-from lobrec.files import real_folder
+from lobrec.files import file_mode, real_folder, write_atomic
 from lobrec.gateway import Gateway
-from lobrec.replay import (
-    ReplayModel,
-    build_run_result,
-    newer_suite_problem,
-    rescore_directories,
-    with_provenance,
-)
+from lobrec.live import MAX_REPLY_BYTES, LiveLink
+from lobrec.replay import ReplayModel, rescore_directories
+from lobrec.run_result import build_run_result, with_provenance
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
-from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
 
 @dataclass(kw_only=True)
@@ -80,9 +69,9 @@ class RecordOptions:
     repeat: int = 1
     """Runs of every case (`--repeat K`): run 1 in the model folder, runs 2..K in `runs/<n>/`."""
     retry_errored: bool = False
+    """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
     allow_newer_suite: bool = False
     """Add to (and judge) folders recorded with a newer suite version (`--allow-newer-suite`)."""
-    """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
 
 
 @dataclass(kw_only=True)
@@ -122,12 +111,12 @@ def _open_manifest(directory: Path, suite: Suite, model: str, allow_newer_suite:
         lobrec_version=__version__,
         started_at=_now(),
     )
-    if not (directory / "manifest.json").exists():
+    if not (directory / MANIFEST).exists():
         return fresh
     old = load_manifest(directory)
     if old.model != model:
         raise CassetteError(f"{directory}/manifest.json: records model {old.model!r}, not {model!r}")
-    if old.suite.version.split(".")[0] != suite.version.split(".")[0]:
+    if not same_major(old.suite.version, suite.version):
         raise VersionMismatch(
             f"{directory}: recorded on suite {old.suite.version}, the suite is {suite.version}; "
             "a new major version needs a new cassette directory"

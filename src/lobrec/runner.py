@@ -1,7 +1,7 @@
 """Running a case: steps in order through an `Exchange`, the retry rule, chains.
 
 This is the one code path for live and replay: the exchange decides whether answers come from the
-network (recorded as they pass, `lobrec.transport`) or from a cassette (`lobrec.playback`); see
+network (recorded as they pass, `lobrec.live`) or from a cassette (`lobrec.playback`); see
 `lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
@@ -17,28 +17,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import msgspec
 
+from lobrec.cassette.headers import COST_HEADER, DROPPED_PARAMS_HEADER, cost_usd
 from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict, oversized
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.defaults import DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import TIMED_OUT, Answer, Exchange, failure_kind
+from lobrec.exchange import TIMED_OUT, Answer, Exchange, Timing, failure_kind, failure_timing, latency_ms
 from lobrec.settings import parse_delays
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 DEFAULT_RETRY_DELAYS_S = parse_delays(DEFAULT_RETRY_DELAYS)
-COST_HEADER = "x-lobstack-cost-usd"
-MAX_CALL_COST_USD = 1000.0
-"""A cost header above this for one chat completion is not credible and counts as unpriced."""
-DROPPED_PARAMS_HEADER = "x-lobstack-dropped-params"
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -55,27 +51,14 @@ class RetryPolicy:
     delays_s: tuple[float, ...] = DEFAULT_RETRY_DELAYS_S
 
 
-@dataclass(kw_only=True)
-class _Attempts:
-    step: int
-    calls: list[ApiCall] = field(default_factory=list)
+def _failed_call(step: int, attempt: int, failure: GatewayError) -> ApiCall:
+    """An attempt that got no usable answer: no status; timed when it was a transport failure,
+    not timed when lobrec refused the answer itself (too large, not text, holding the key)."""
+    return _call(step, attempt, None, failure_timing(failure), error=str(failure))
 
 
-def _cost(answer: Answer) -> float | None:
-    return cost_usd(answer.headers.get(COST_HEADER))
-
-
-def cost_usd(value: str | None) -> float | None:
-    """A call's price from its cost header; None when absent or not a credible price."""
-    if value is None:
-        return None
-    try:
-        cost = float(value)
-    except ValueError:
-        return None
-    # A price that is not a finite amount a call could cost is no price: `inf` or `1e308` would
-    # overflow every sum and plot built on it.
-    return cost if math.isfinite(cost) and 0 <= cost <= MAX_CALL_COST_USD else None
+def _call(step: int, attempt: int, status: int | None, timing: Timing, **more: Any) -> ApiCall:
+    return ApiCall(step=step, attempt=attempt, status=status, latency_ms=latency_ms(timing), **more)
 
 
 def _dropped(answer: Answer) -> list[str]:
@@ -141,42 +124,56 @@ async def _send_with_retries(
 ) -> Answer:
     tries = 1 + len(policy.delays_s)
     for attempt in range(tries):
-        last = attempt == tries - 1
-        try:
-            answer = await exchange.send(body)
-        except TransportFailure as exc:
-            attempts.append(
-                ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=exc.elapsed_ms)
-            )
-            if last:
-                raise CaseErrored(f"step {step + 1}: the request failed {tries} times; last: {exc}") from None
-            await sleep(policy.delays_s[attempt])
-            continue
-        except GatewayError as exc:
-            # An answer lobrec itself refused (too large, not text, holding the key): not timed.
-            attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=None))
-            raise CaseErrored(f"step {step + 1}: {exc}") from None
-        call = ApiCall(
-            step=step,
-            attempt=attempt,
-            status=answer.status,
-            latency_ms=answer.elapsed_ms,
-            cost_usd=_cost(answer),
+        answer = await _attempt(exchange, body, step, attempt, attempts, tries)
+        if answer is not None:
+            return answer
+        await sleep(policy.delays_s[attempt])
+    raise AssertionError("unreachable")
+
+
+async def _attempt(
+    exchange: Exchange, body: bytes, step: int, attempt: int, attempts: list[ApiCall], tries: int
+) -> Answer | None:
+    """One attempt, appended to `attempts`: the answer to judge, None to try again (the retry
+    rule), or CaseErrored."""
+    last = attempt == tries - 1
+    try:
+        answer = await exchange.send(body)
+    except TransportFailure as exc:
+        attempts.append(_failed_call(step, attempt, exc))
+        if last:
+            raise CaseErrored(f"step {step + 1}: the request failed {tries} times; last: {exc}") from None
+        return None
+    except GatewayError as exc:
+        attempts.append(_failed_call(step, attempt, exc))
+        raise CaseErrored(f"step {step + 1}: {exc}") from None
+    attempts.append(
+        _call(
+            step,
+            attempt,
+            answer.status,
+            answer.timing,
+            cost_usd=cost_usd(answer.headers.get(COST_HEADER)),
             dropped_params=_dropped(answer),
         )
-        if answer.status in RETRY_STATUSES:
-            attempts.append(call)
-            if last:
-                raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
-            await sleep(policy.delays_s[attempt])
-            continue
-        if not wire.is_success(answer.status) and not wire.tool_use_failed(answer.status, answer.body):
-            attempts.append(call)
-            message = _error_message(answer)
-            raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {message}")
-        attempts.append(call)
-        return answer
-    raise AssertionError("unreachable")
+    )
+    if answer.status in RETRY_STATUSES:
+        if last:
+            raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
+        return None
+    if not wire.is_success(answer.status) and not wire.tool_use_failed(answer.status, answer.body):
+        raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {_error_message(answer)}")
+    return answer
+
+
+def _reply(answer: Answer) -> wire.Reply:
+    """The answer read as the model's reply; a body that is not a completion is the gateway's fault."""
+    if wire.tool_use_failed(answer.status, answer.body):
+        return wire.parse_tool_use_failed(answer.body)
+    try:
+        return wire.parse_completion(answer.body, answer.status)
+    except wire.NotACompletion as exc:
+        raise GatewayError(str(exc)) from None
 
 
 def _next_messages(
@@ -210,32 +207,20 @@ async def run_case(
     verdicts: list[StepVerdict] = []
     attempts: list[ApiCall] = []
 
-    def result(status: str, reason: str | None = None) -> CaseResult:
+    def result(status: Literal["scored", "errored", "stale"], reason: str | None = None) -> CaseResult:
         return CaseResult(
-            id=case.id,
-            group=case.group,
-            status=status,
-            reason=reason,  # type: ignore[arg-type]
-            steps=verdicts,
-            api_calls=attempts,
+            id=case.id, group=case.group, status=status, reason=reason, steps=verdicts, api_calls=attempts
         )
 
     for index, step in enumerate(case.steps):
         body = wire.request_body(model, messages, offered)
         try:
-            answer = await _send_with_retries(exchange, body, index, attempts, policy, sleep)
-            reply = (
-                wire.parse_tool_use_failed(answer.body)
-                if wire.tool_use_failed(answer.status, answer.body)
-                else wire.parse_completion(answer.body, answer.status)
-            )
+            reply = _reply(await _send_with_retries(exchange, body, index, attempts, policy, sleep))
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:
             return result("stale", f"step {index + 1}: {exc}")
-        except CassetteError as exc:  # a recorded answer that cannot be replayed (untrusted file)
-            return result("errored", f"step {index + 1}: {exc}")
-        except GatewayError as exc:
+        except (CassetteError, GatewayError) as exc:  # CassetteError: a recorded answer replay cannot trust
             return result("errored", f"step {index + 1}: {exc}")
         attempts[-1] = _judged(attempts[-1], reply.model)
         verdict = judge_step(step, reply, offered, index)

@@ -25,16 +25,17 @@ import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.core.suite import CallStep, Suite
 from lobrec.errors import GatewayError
+from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.replay import build_run_result
+from lobrec.run_result import build_run_result
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
-from lobrec.transport import LiveLink, new_for_recording, save
 from tests.e2e.conftest import build_small_suite
 from tests.hardening.conftest import MOCK_URL, real_suite_path
 

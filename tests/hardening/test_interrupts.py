@@ -35,7 +35,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cassettes import load_cassette_file, load_manifest
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.results import decode_results
 from lobrec.replay import ReplayModel

@@ -16,10 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lobrec.cassette.headers import joined_headers
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.errors import CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import Answer, joined_headers
+from lobrec.exchange import Answer
+from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.transport import LiveLink, new_for_recording, save
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 BODY = b'{"model":"m","messages":[]}'

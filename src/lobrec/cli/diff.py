@@ -35,12 +35,13 @@ def load_side(
 
     import msgspec
 
-    from lobrec.cassettes import MANIFEST, model_dir_name
+    from lobrec.cassette.layout import MANIFEST, model_dir_name
+    from lobrec.cassette.manifest import newer_suite_problem
     from lobrec.core.results import decode_results
     from lobrec.core.words import counted
     from lobrec.errors import LobrecError, VersionMismatch
     from lobrec.files import read_capped
-    from lobrec.replay import newer_suite_problem, rescore_directories
+    from lobrec.replay import rescore_directories
     from lobrec.suite_file import load_suite
 
     if path.is_dir():

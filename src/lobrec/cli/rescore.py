@@ -191,7 +191,7 @@ def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -
     cases are named with `--case`, which records them whatever their file holds. A model with
     repeated runs gets its line from `_repeated_summary`, run by run.
     """
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassette.layout import MANIFEST
 
     lines = []
     unreadable = {m.model: m.unreadable for m in outcome.models if m.run == 1}
@@ -233,7 +233,7 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
     removed first: it is then unrecorded (every case of a run without a manifest is), and the same
     command records it. Nothing else is named: repair advice never removes healthy data.
     """
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassette.layout import MANIFEST
 
     runs = result.repeats.runs
     folders = {replay.run: replay for replay in replays}

@@ -2,8 +2,9 @@
 
 Bodies are encoded deterministically (msgspec, fixed key order) so the same case always sends the
 same bytes; replay matches recorded requests on those bytes. Parsing a reply never raises on what a
-*model* wrote (that is judged); it raises `GatewayError` only when the body is not a chat
-completion at all, which is the gateway's fault, not the model's.
+*model* wrote (that is judged); it raises `NotACompletion` only when the body is not a chat
+completion at all, which is the gateway's fault, not the model's (the runner maps it to the shell's
+`GatewayError`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import msgspec
 
 from lobrec.core.jsonvalue import DuplicateKeyError, parse_int, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
-from lobrec.errors import GatewayError
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
 """A `Decimal` (an integer past Python's digit limit, `jsonvalue.parse_int`) goes out as the number."""
@@ -255,25 +255,29 @@ def _text(message: dict[str, Any]) -> str | None:
     return refusal if isinstance(refusal, str) and refusal else None
 
 
+class NotACompletion(ValueError):
+    """A 2xx body that is not a chat completion: the gateway's fault, not the model's."""
+
+
 def is_success(status: int) -> bool:
     """A 2xx: the gateway's success, whose body is the model's completion (a 201 or 203 as a 200)."""
     return 200 <= status <= 299
 
 
 def parse_completion(body: bytes, status: int = 200) -> Reply:
-    """Read a 2xx body as a chat completion; raise GatewayError when it is not one (a 204's empty
+    """Read a 2xx body as a chat completion; raise NotACompletion when it is not one (a 204's empty
     body included: the gateway's fault, not the model's)."""
     try:
         received = _loads(body, mark_duplicates=True, keep_surrogates=True)
     except (ValueError, RecursionError):
-        raise GatewayError(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
+        raise NotACompletion(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
     # What is judged and written to the results has no lone surrogate; the echo keeps them.
     data = _without_surrogates(received) if _has_surrogates(body) else received
     if not isinstance(data, dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (not an object)")
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (not an object)")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (no choices)")
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no choices)")
     message = choices[0].get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
     if message is None and choices[0].get("finish_reason") == "content_filter":
@@ -285,7 +289,7 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
             quirks=[QUIRK_CONTENT_FILTER],
         )
     if not isinstance(message, dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (no message)")
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no message)")
     content = _text(message)
     echoed: dict[str, Any] = received["choices"][0]["message"]  # the same shape, surrogates kept
     tool_calls = message.get("tool_calls")
