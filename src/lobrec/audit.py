@@ -39,7 +39,13 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from lobrec.cassette.format import MAX_CASSETTE_BYTES, decode_cassette, read_capped
+from lobrec.cassette.format import (
+    MAX_CASSETTE_BYTES,
+    RecordedRequest,
+    RecordedResponse,
+    decode_cassette,
+    read_capped,
+)
 from lobrec.cassette.headers import (
     COST_HEADER,
     ELAPSED_HEADER,
@@ -175,51 +181,65 @@ def _model_directory(
 ) -> Iterator[Finding]:
     """A model folder, or with `owner` (the model folder's name) one of its `runs/<n>/` folders."""
     name = directory.name if owner is None else owner
-    if owner is None:
-        model = model_from_dir_name(name)
-        try:
-            proper = model_dir_name(model)
-        except ConfigError:
-            proper = None
-        if proper != name:
-            yield Finding(directory, "not a model directory name (a percent-encoded model name)")
-    listed: set[str] | None = None
-    manifest_path = directory / MANIFEST
-    if manifest_path.is_symlink():
-        yield _symlink(manifest_path)
-    elif not manifest_path.exists():
-        yield Finding(directory, f"no {MANIFEST}")
-    else:
-        listed, problems = _manifest(directory, manifest_path, exact, suite_version, name)
-        yield from problems
+    if owner is None and not _is_model_dir_name(name):
+        yield Finding(directory, "not a model directory name (a percent-encoded model name)")
+    listed, problems = _manifest_of(directory, exact, suite_version, name)
+    yield from problems
     for entry in _entries(directory):
         if entry.name == MANIFEST:
             continue
         if entry.name == RUNS_DIR and owner is None and not entry.is_symlink():
             yield from _runs(entry, exact, suite_version, name)
-            continue
-        if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
-            yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
-            continue
-        if entry.is_symlink():
-            yield _symlink(entry)
-        elif _TEMPORARY.match(entry.name):
-            yield Finding(entry, "a temporary file left by an interrupted write; delete it")
-            yield from _raw_scan(entry, exact)
-        elif entry.is_dir():
-            yield Finding(entry, "not a regular file")
-        elif not _is_case_file(entry.name):
-            yield Finding(entry, "not a cassette file name (<case-id>.json)")
-            yield from _raw_scan(entry, exact)
         else:
-            yield from _cassette(entry, exact)
-            if listed is not None and entry.name.removesuffix(".json") not in listed:
-                yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
-    for case_id in sorted(listed or ()):
+            yield from _entry(entry, exact, listed)
+    yield from _listed_without_cassette(directory, listed or set())
+
+
+def _listed_without_cassette(directory: Path, listed: set[str]) -> Iterator[Finding]:
+    for case_id in sorted(listed):
         if is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
             yield Finding(
-                manifest_path, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
+                directory / MANIFEST, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
             )
+
+
+def _is_model_dir_name(name: str) -> bool:
+    try:
+        return model_dir_name(model_from_dir_name(name)) == name
+    except ConfigError:
+        return False
+
+
+def _manifest_of(
+    directory: Path, exact: tuple[str, ...], suite_version: str | None, owner: str
+) -> tuple[set[str] | None, list[Finding]]:
+    """The cases a folder's manifest lists (None without a readable one) and its findings."""
+    path = directory / MANIFEST
+    if path.is_symlink():
+        return None, [_symlink(path)]
+    if not path.exists():
+        return None, [Finding(directory, f"no {MANIFEST}")]
+    return _manifest(directory, path, exact, suite_version, owner)
+
+
+def _entry(entry: Path, exact: tuple[str, ...], listed: set[str] | None) -> Iterator[Finding]:
+    """One entry of a model or run folder, other than its manifest and `runs/`."""
+    if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
+        yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
+    elif entry.is_symlink():
+        yield _symlink(entry)
+    elif _TEMPORARY.match(entry.name):
+        yield Finding(entry, "a temporary file left by an interrupted write; delete it")
+        yield from _raw_scan(entry, exact)
+    elif entry.is_dir():
+        yield Finding(entry, "not a regular file")
+    elif not _is_case_file(entry.name):
+        yield Finding(entry, "not a cassette file name (<case-id>.json)")
+        yield from _raw_scan(entry, exact)
+    else:
+        yield from _cassette(entry, exact)
+        if listed is not None and entry.name.removesuffix(".json") not in listed:
+            yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
 
 
 def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: str) -> Iterator[Finding]:
@@ -300,42 +320,42 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
     if not cassette.interactions:
         yield Finding(path, "no interactions (a recorded case has at least one)")
     for index, interaction in enumerate(cassette.interactions):
-        where = f"$.interactions[{index}]"
-        request, response = interaction.request, interaction.response
-        if request.method != "POST":
-            yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.request.method")
-        if not _is_chat_url(request.uri):
-            yield Finding(
-                path, f"not a chat-completions URL: {_preview(mask_url(request.uri))}", f"{where}.request.uri"
-            )
-        for name in request.headers:
-            lowered = name.lower()
-            if lowered in CREDENTIAL_HEADERS:
-                yield Finding(path, "a credential header in a request", f"{where}.request.headers.{name}")
-            elif lowered not in RECORDED_REQUEST_HEADERS:
-                yield Finding(
-                    path,
-                    "a request header lobrec never records (only content-type)",
-                    f"{where}.request.headers.{name}",
-                )
-        for name in response.headers:
-            if name.lower() in CREDENTIAL_HEADERS:
-                yield Finding(path, "a credential header in a response", f"{where}.response.headers.{name}")
-        yield from _check_elapsed(path, response.headers, f"{where}.response.headers.{ELAPSED_HEADER}")
-        yield from _check_cost(path, response.headers, f"{where}.response.headers.{COST_HEADER}")
-        yield from _lone_surrogates(path, response.body.string, f"{where}.response.body.string")
-        if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
-            yield Finding(
-                path, f"{ERROR_HEADER} on a status-{response.status.code} answer", f"{where}.response"
-            )
-        for name in response.headers:
-            if name.lower() == "content-encoding":
-                yield Finding(
-                    path,
-                    "content-encoding on a recorded body (cassettes hold decoded text; replay ignores it)",
-                    f"{where}.response.headers.{name}",
-                )
+        yield from _request(path, interaction.request, f"$.interactions[{index}].request")
+        yield from _response(path, interaction.response, f"$.interactions[{index}].response")
     yield from _scan(path, msgspec.to_builtins(cassette), "$", exact)
+
+
+def _request(path: Path, request: RecordedRequest, where: str) -> Iterator[Finding]:
+    if request.method != "POST":
+        yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.method")
+    if not _is_chat_url(request.uri):
+        yield Finding(path, f"not a chat-completions URL: {_preview(mask_url(request.uri))}", f"{where}.uri")
+    for name in request.headers:
+        lowered = name.lower()
+        if lowered in CREDENTIAL_HEADERS:
+            yield Finding(path, "a credential header in a request", f"{where}.headers.{name}")
+        elif lowered not in RECORDED_REQUEST_HEADERS:
+            yield Finding(
+                path, "a request header lobrec never records (only content-type)", f"{where}.headers.{name}"
+            )
+
+
+def _response(path: Path, response: RecordedResponse, where: str) -> Iterator[Finding]:
+    for name in response.headers:
+        if name.lower() in CREDENTIAL_HEADERS:
+            yield Finding(path, "a credential header in a response", f"{where}.headers.{name}")
+    yield from _check_elapsed(path, response.headers, f"{where}.headers.{ELAPSED_HEADER}")
+    yield from _check_cost(path, response.headers, f"{where}.headers.{COST_HEADER}")
+    yield from _lone_surrogates(path, response.body.string, f"{where}.body.string")
+    if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
+        yield Finding(path, f"{ERROR_HEADER} on a status-{response.status.code} answer", where)
+    for name in response.headers:
+        if name.lower() == "content-encoding":
+            yield Finding(
+                path,
+                "content-encoding on a recorded body (cassettes hold decoded text; replay ignores it)",
+                f"{where}.headers.{name}",
+            )
 
 
 def _check_elapsed(path: Path, headers: dict[str, list[str]], where: str) -> Iterator[Finding]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import NamedTuple, Protocol, assert_never
+from typing import NamedTuple, NoReturn, Protocol, assert_never
 
 from lobrec.errors import GatewayError, TransportFailure
 
@@ -100,7 +100,7 @@ def failure_kind(error: str) -> str:
     return error.partition(": ")[0]
 
 
-def raise_recorded_failure(error: str, elapsed_ms: float) -> None:
+def raise_recorded_failure(error: str, elapsed_ms: float) -> NoReturn:
     """Raise what a recorded failure (the `x-lobrec-error` text) stands for, live and in replay."""
     kind, message = failure_kind(error), error.partition(": ")[2]
     if kind in _ANSWER_FAILURES:

@@ -23,6 +23,7 @@ import asyncio
 import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NoReturn
 
 import httpx
 from vcr.cassette import Cassette
@@ -107,7 +108,7 @@ class LiveExchange:
         self.link = link
         self.cassette = cassette
 
-    def _fail(self, vcr_request: VcrRequest, error: str, start: float) -> None:
+    def _fail(self, vcr_request: VcrRequest, error: str, start: float) -> NoReturn:
         """Record an attempt that got no usable answer, and raise what replay will raise."""
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
         record(self.cassette, vcr_request, no_response(error, elapsed))
@@ -115,40 +116,59 @@ class LiveExchange:
 
     async def send(self, body: bytes) -> Answer:
         link = self.link
-        request = httpx.Request("POST", link.url, headers=link.headers, content=body)
         vcr_request = VcrRequest(
             "POST", str(link.url), scrub_bytes(body, link.secrets), link.recorded_headers
         )
         start = time.perf_counter()
+        response, content = await self._exchange(body, vcr_request, start)
+        elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+        text = self._recordable(response.status_code, content, vcr_request, start)
+        headers: dict[str, list[str]] = {}
+        for name, value in response.headers.multi_items():
+            if name in RECORDED_RESPONSE_HEADERS:
+                headers.setdefault(name, []).append(link.clean(value))
+        recorded = answered(response.status_code, link.clean(response.reason_phrase), headers, text, elapsed)
+        record(self.cassette, vcr_request, recorded)
+        return Answer(
+            response.status_code, joined_headers(recorded.headers), text.encode("utf-8"), float(elapsed)
+        )
+
+    async def _exchange(
+        self, body: bytes, vcr_request: VcrRequest, start: float
+    ) -> tuple[httpx.Response, bytes]:
+        """Send through the least busy pool and read the whole capped reply, within the deadline;
+        httpx's failures are recorded and raised as lobrec's."""
+        link = self.link
+        request = httpx.Request("POST", link.url, headers=link.headers, content=body)
         pool = min(range(len(link.pools)), key=link.in_flight.__getitem__)
         link.in_flight[pool] += 1
         try:
             async with asyncio.timeout(link.deadline_s):
                 response = await link.pools[pool].handle_async_request(request)
                 try:
-                    content = await self._read_capped(response)
+                    return response, await self._read_capped(response)
                 finally:
                     await response.aclose()
         except TimeoutError:
             self._fail(
                 vcr_request, f"{TIMED_OUT}: no complete answer within {link.deadline_s} seconds", start
             )
-            raise  # unreachable: _fail always raises
         except (httpx.TransportError, httpx.DecodingError) as exc:
             self._fail(vcr_request, f"{type(exc).__name__}: {link.clean(str(exc)) or 'no detail'}", start)
-            raise  # unreachable
         except _TooLarge:
             self._fail(
                 vcr_request,
                 f"{REPLY_TOO_LARGE}: the reply is over the {link.max_reply_bytes}-byte cap",
                 start,
             )
-            raise  # unreachable
         finally:
             link.in_flight[pool] -= 1
-        elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
-        status = response.status_code
-        if is_success(status) and holds_secret(content, link.secrets):
+
+    def _recordable(self, status: int, content: bytes, vcr_request: VcrRequest, start: float) -> str:
+        """The body as a cassette may hold it: never the key; text. A 2xx that cannot be kept as it
+        is (it holds the key, or is not text) is recorded as a failure instead."""
+        secrets = self.link.secrets
+        if is_success(status) and holds_secret(content, secrets):
             # Scrubbing an answer would change what the model said, and so the verdict: the case
             # is errored instead, and nothing of the answer is kept.
             self._fail(
@@ -156,11 +176,11 @@ class LiveExchange:
                 f"{KEY_IN_REPLY}: the gateway's {status} answer contains the API key; it was not recorded",
                 start,
             )
-        content = scrub_bytes(content, link.secrets)
-        if holds_secret(content, link.secrets):  # an error body spelling the key some other way
+        content = scrub_bytes(content, secrets)
+        if holds_secret(content, secrets):  # an error body spelling the key some other way
             content = b"(the body held the API key and was not recorded)"
         try:
-            content.decode("utf-8")
+            return content.decode("utf-8")
         except UnicodeDecodeError:
             # A cassette body is text; bytes that are not UTF-8 would replay differently, so a 200
             # that is not text is recorded as a failure, and another status keeps a readable body.
@@ -168,16 +188,7 @@ class LiveExchange:
                 self._fail(
                     vcr_request, f"{REPLY_NOT_TEXT}: the gateway's {status} body is not UTF-8 text", start
                 )
-            content = content.decode("utf-8", "replace").encode("utf-8")
-        headers: dict[str, list[str]] = {}
-        for name, value in response.headers.multi_items():
-            if name in RECORDED_RESPONSE_HEADERS:
-                headers.setdefault(name, []).append(link.clean(value))
-        recorded = answered(
-            status, link.clean(response.reason_phrase), headers, content.decode("utf-8"), elapsed
-        )
-        record(self.cassette, vcr_request, recorded)
-        return Answer(status, joined_headers(recorded.headers), content, float(elapsed))
+            return content.decode("utf-8", "replace")
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.link.max_reply_bytes

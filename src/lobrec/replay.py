@@ -39,7 +39,13 @@ import msgspec
 from lobrec.cassette.format import Manifest
 from lobrec.cassette.layout import case_file_name, model_directories, model_from_dir_name, run_directories
 from lobrec.cassette.locks import refuse_while_recording
-from lobrec.cassette.manifest import case_fingerprint, load_manifest, manifest_problems, newer_suite_problem
+from lobrec.cassette.manifest import (
+    case_fingerprint,
+    load_manifest,
+    manifest_problems,
+    newer_suite_problem,
+    recording_problem,
+)
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, VersionMismatch
@@ -48,6 +54,7 @@ from lobrec.run_result import assemble, by_model, entry, with_provenance
 from lobrec.runner import Progress, no_sleep, run_case
 
 T = TypeVar("T")
+NotReplayed = Literal["errored", "stale", "unrecorded"]
 
 
 @dataclass(kw_only=True)
@@ -69,33 +76,33 @@ class ReplayModel:
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
 
     async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
-        def status(kind: Literal["errored", "stale", "unrecorded"], reason: str) -> CaseResult:
-            return CaseResult(id=case.id, group=case.group, status=kind, reason=reason)
-
-        if self.absent:
-            return status("unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded")
-        if self.problem is not None:
-            self.unreadable.append(case.id)
-            return status("errored", self.problem)
+        refused = self._refusal(suite, case)
+        if refused is not None:
+            return CaseResult(id=case.id, group=case.group, status=refused[0], reason=refused[1])
         path = self.directory / case_file_name(case.id)
-        if not path.exists() and not path.is_symlink():
-            return status("unrecorded", "no cassette")
-        entry = self.manifest.cases.get(case.id) if self.manifest else None
-        if entry is None:
-            return status("stale", f"{path}: not listed in the manifest")
-        fingerprint = self.fingerprints.get(case.id)
-        if fingerprint is None:
-            fingerprint = self.fingerprints[case.id] = case_fingerprint(suite, case)
-        if entry.fingerprint != fingerprint:
-            return status(
-                "stale", "the case's messages, tools or scripted results changed since it was recorded"
-            )
         try:
             cassette = open_for_replay(path)
         except CassetteError as exc:
             self.unreadable.append(case.id)
-            return status("errored", str(exc))
+            return CaseResult(id=case.id, group=case.group, status="errored", reason=str(exc))
         return await run_case(ReplayExchange(cassette), suite, case, self.model, sleep=no_sleep)
+
+    def _refusal(
+        self, suite: Suite, case: Case
+    ) -> tuple[Literal["errored", "stale", "unrecorded"], str] | None:
+        """Why the case is not replayed from this folder, or None."""
+        if self.absent:
+            return "unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded"
+        if self.problem is not None:
+            self.unreadable.append(case.id)
+            return "errored", self.problem
+
+        def fingerprint() -> str:
+            if case.id not in self.fingerprints:
+                self.fingerprints[case.id] = case_fingerprint(suite, case)
+            return self.fingerprints[case.id]
+
+        return recording_problem(self.manifest, self.directory, case.id, fingerprint)
 
 
 def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:

@@ -96,16 +96,20 @@ def lasting_failure(case: CaseResult) -> str | None:
     recording's fail-fast compares them), else None."""
     if case.status != "errored" or not case.api_calls or any(c.status == 200 for c in case.api_calls):
         return None
-    last = case.api_calls[-1]
-    if last.status in LASTING_STATUSES:
-        return f"the gateway answered {last.status}: {LASTING_STATUSES[last.status]}"
-    if last.status is None and last.error is not None:
-        kind = failure_kind(last.error)
-        if kind in LASTING_FAILURES and all(
-            call.status is None and call.error and failure_kind(call.error) == kind for call in case.api_calls
-        ):
-            return f"{kind}: {LASTING_FAILURES[kind]}"
-    return None
+    return _lasting_status(case.api_calls[-1]) or _lasting_transport_failure(case.api_calls)
+
+
+def _lasting_status(last: ApiCall) -> str | None:
+    if last.status not in LASTING_STATUSES:
+        return None
+    return f"the gateway answered {last.status}: {LASTING_STATUSES[last.status]}"
+
+
+def _lasting_transport_failure(calls: Sequence[ApiCall]) -> str | None:
+    """A `LASTING_FAILURES` kind every one of `calls` ended in (no answer), when they all did."""
+    kinds = {failure_kind(call.error) if call.status is None and call.error else None for call in calls}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return f"{kind}: {LASTING_FAILURES[kind]}" if kind in LASTING_FAILURES else None
 
 
 class CaseErrored(Exception):

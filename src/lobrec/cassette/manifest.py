@@ -9,6 +9,7 @@ as the judging suite, and each case's fingerprint says whether its recording is 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -22,7 +23,7 @@ from lobrec.cassette.format import (
     encoded,
     read_capped,
 )
-from lobrec.cassette.layout import MANIFEST, is_case_id, model_dir_name
+from lobrec.cassette.layout import MANIFEST, case_file_name, is_case_id, model_dir_name
 from lobrec.core.suite import SEMVER, Case, Suite, version_order
 from lobrec.errors import ConfigError
 
@@ -127,6 +128,23 @@ def manifest_problems(
         if not is_case_id(case_id)
     )
     return problems
+
+
+def recording_problem(
+    manifest: Manifest | None, directory: Path, case_id: str, fingerprint: Callable[[], str]
+) -> tuple[Literal["unrecorded", "stale"], str] | None:
+    """Why the cassette of `case_id` in `directory` is not a current recording, or None: there is
+    none, the manifest does not list it, or it was recorded from other content (`fingerprint()`,
+    asked only then, is the case's `case_fingerprint` now)."""
+    path = directory / case_file_name(case_id)
+    if not path.exists() and not path.is_symlink():
+        return "unrecorded", "no cassette"
+    entry = manifest.cases.get(case_id) if manifest else None
+    if entry is None:
+        return "stale", f"{path}: not listed in the manifest"
+    if entry.fingerprint != fingerprint():
+        return "stale", "the case's messages, tools or scripted results changed since it was recorded"
+    return None
 
 
 def case_fingerprint(suite: Suite, case: Case) -> str:

@@ -144,9 +144,10 @@ def record_command(
     in pyproject.toml or from lobrec.toml (`lobrec config` shows what is in force).
     """
     from lobrec.core.words import counted
+    from lobrec.dry_run import dry_run_lines
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
-    from lobrec.recording import RecordOptions, dry_run_lines
+    from lobrec.recording import RecordOptions
     from lobrec.recording import record as record_run
     from lobrec.reports.progress import RunProgress
     from lobrec.runner import RetryPolicy

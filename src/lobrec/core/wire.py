@@ -239,13 +239,7 @@ def _text(message: dict[str, Any]) -> str | None:
     an object (a server that parsed structured output), as JSON; a null content, the refusal."""
     content = message.get("content")
     if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type", "text") == "text"
-            and isinstance(part.get("text"), str)
-        ]
+        texts = [part["text"] for part in content if _is_text_part(part)]
         return "".join(texts) if texts else None
     if isinstance(content, dict):
         return json.dumps(content, ensure_ascii=False)
@@ -253,6 +247,10 @@ def _text(message: dict[str, Any]) -> str | None:
         return content
     refusal = message.get("refusal")
     return refusal if isinstance(refusal, str) and refusal else None
+
+
+def _is_text_part(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
 
 
 class NotACompletion(ValueError):
@@ -273,14 +271,10 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
         raise NotACompletion(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
     # What is judged and written to the results has no lone surrogate; the echo keeps them.
     data = _without_surrogates(received) if _has_surrogates(body) else received
-    if not isinstance(data, dict):
-        raise NotACompletion(f"the gateway's {status} body is not a chat completion (not an object)")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no choices)")
-    message = choices[0].get("message")
+    choice = _first_choice(data, status)
+    message = choice.get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
-    if message is None and choices[0].get("finish_reason") == "content_filter":
+    if message is None and choice.get("finish_reason") == "content_filter":
         return Reply(
             model=model,
             content=None,
@@ -290,8 +284,23 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
         )
     if not isinstance(message, dict):
         raise NotACompletion(f"the gateway's {status} body is not a chat completion (no message)")
-    content = _text(message)
     echoed: dict[str, Any] = received["choices"][0]["message"]  # the same shape, surrogates kept
+    return _reply(model, message, echoed)
+
+
+def _first_choice(data: Any, status: int) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (not an object)")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no choices)")
+    first: dict[str, Any] = choices[0]
+    return first
+
+
+def _reply(model: str | None, message: dict[str, Any], echoed: dict[str, Any]) -> Reply:
+    """A completion's message (`echoed`: the same as received, lone surrogates kept) as the reply."""
+    content = _text(message)
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
         return Reply(model=model, content=content, calls=[], message=echoed)
