@@ -35,7 +35,7 @@ class DryRun:
 
 async def dry_run(suite: Suite, options: RecordOptions) -> list[DryRun]:
     """What `record` would send, per model, from the folders as they are; nothing is written."""
-    planned = await plan(suite, options)
+    planned = plan(suite, options)
     lines = []
     for model in options.models:
         mine = [run for run in planned if run.model == model]

@@ -1,10 +1,11 @@
 """The seam between the runner and the world: send a request body, get an answer or a failure.
 
-The runner talks only to an `Exchange`. Live mode's exchange (`lobrec.live.LiveExchange`) sends
-the body through httpx and records the exchange into a vcrpy cassette as it passes; replay's
-(`lobrec.playback.ReplayExchange`) answers straight from the decoded cassette, with no HTTP client at
-all. Everything above the seam (the retry rule, chains, the judge, the results) is one code path for
-both, and both hand the runner the same `Answer` for the same recorded exchange.
+The runner talks only to this seam. Live mode's `Exchange` (`lobrec.live.LiveExchange`) sends the
+body through httpx and records the exchange into a vcrpy cassette as it passes; replay's `Replayer`
+(`lobrec.playback.ReplayExchange`) answers straight from the decoded cassette, synchronously, with
+no HTTP client at all. Everything above the seam (the retry rule, chains, the judge, the results) is
+one code path for both (`runner.case_run`), and both hand it the same `Answer` for the same
+recorded exchange.
 
 An exchange raises, and never returns, for an attempt that got no usable answer:
 - `TransportFailure`: no response (time-out, reset); the retry rule may try again;
@@ -89,9 +90,15 @@ class Answer(NamedTuple):
 
 
 class Exchange(Protocol):
-    """Send one request body to the gateway (or its recording) and get its answer."""
+    """Send one request body to the gateway and get its answer (live mode)."""
 
     async def send(self, body: bytes) -> Answer: ...
+
+
+class Replayer(Protocol):
+    """Get the recorded answer to one request body, at once (replay: nothing to wait for)."""
+
+    def send(self, body: bytes) -> Answer: ...
 
 
 def failure_kind(error: str) -> str:

@@ -88,12 +88,12 @@ def replayed_answer(recorded: RecordedResponse) -> Answer:
 
 
 class ReplayExchange:
-    """The `Exchange` of one case in replay: each request gets its recorded answer, in order."""
+    """The `Replayer` of one case: each request gets its recorded answer, in order, at once."""
 
     def __init__(self, cassette: ReplayCassette) -> None:
         self.cassette = cassette
 
-    async def send(self, body: bytes) -> Answer:
+    def send(self, body: bytes) -> Answer:
         recorded = self.cassette.play(REPLAY_METHOD, body)
         try:
             return replayed_answer(recorded)

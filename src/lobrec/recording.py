@@ -133,12 +133,12 @@ def _open_manifest(directory: Path, suite: Suite, model: str, allow_newer_suite:
     )
 
 
-async def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
+def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
     """The cases of one run folder this call records: `--case`, then `--missing`/`--retry-errored`."""
     cases = _named_cases(suite, options.case_ids)
     if not (options.missing or options.retry_errored):
         return cases
-    errored = await _errored_cases(suite, manifest, directory) if options.retry_errored else set()
+    errored = _errored_cases(suite, manifest, directory) if options.retry_errored else set()
     return [
         case
         for case in cases
@@ -156,10 +156,10 @@ def _named_cases(suite: Suite, case_ids: list[str]) -> list[Case]:
     return [case for case in suite.cases if case.id in case_ids]
 
 
-async def _errored_cases(suite: Suite, manifest: Manifest, directory: Path) -> set[str]:
+def _errored_cases(suite: Suite, manifest: Manifest, directory: Path) -> set[str]:
     """The cases whose cassette, replayed as it is, ends errored (the run cannot have judged them)."""
     replay = ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
-    return {case.id for case in suite.cases if (await replay.replay_case(suite, case)).status == "errored"}
+    return {case.id for case in suite.cases if replay.replay_case(suite, case).status == "errored"}
 
 
 @dataclass(kw_only=True)
@@ -180,7 +180,7 @@ def run_count(options: RecordOptions, model_dir: Path) -> int:
     return max(options.repeat, existing) if options.missing or options.retry_errored else options.repeat
 
 
-async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
+def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     """What a `record` call will write, read from the folders as they are (nothing is written).
 
     With K > 1, a run that is already recorded (it has a manifest) is kept as it is, unless
@@ -204,7 +204,7 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
                     run=run,
                     directory=directory,
                     manifest=manifest,
-                    cases=await _select(suite, options, directory, manifest),
+                    cases=_select(suite, options, directory, manifest),
                 )
             )
     return planned
@@ -443,7 +443,7 @@ async def _record_locked(
             options=options,
             progress=progress or Progress(),
         )
-        queue = await _queue(session)
+        queue = _queue(session)
         jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)
@@ -462,7 +462,7 @@ async def _record_locked(
     )
 
 
-async def _queue(session: _Session) -> list[tuple[str, int, Case]]:
+def _queue(session: _Session) -> list[tuple[str, int, Case]]:
     """Every (model, run, case) to record, in the order to start them; each planned run folder is
     made and its manifest written first, and the progress told what is planned."""
     options = session.options
@@ -470,7 +470,7 @@ async def _queue(session: _Session) -> list[tuple[str, int, Case]]:
         session.results[model] = {}
         session.recorded[model] = []
     queue: list[tuple[str, int, Case]] = []
-    for planned in await plan(session.suite, options):
+    for planned in plan(session.suite, options):
         if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
             continue
         session.runs[(planned.model, planned.run)] = planned
@@ -515,6 +515,7 @@ async def _results(suite: Suite, options: RecordOptions, session: _Session) -> R
         replays.append(replay)
         for case in suite.cases:
             if case.id not in results[model]:
-                results[model][case.id] = await replay.replay_case(suite, case)
+                results[model][case.id] = replay.replay_case(suite, case)
+        await asyncio.sleep(0)  # between models, a signal handler (Ctrl-C) may run
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
     return with_provenance(run, suite, replays)

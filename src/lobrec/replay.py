@@ -27,12 +27,10 @@ import os
 import signal
 import sys
 import threading
-import types
-from collections.abc import Coroutine, Generator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Literal
 
 import msgspec
 
@@ -51,9 +49,8 @@ from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, VersionMismatch
 from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.run_result import assemble, by_model, entry, with_provenance
-from lobrec.runner import Progress, no_sleep, run_case
+from lobrec.runner import Progress, replay_case
 
-T = TypeVar("T")
 NotReplayed = Literal["errored", "stale", "unrecorded"]
 
 
@@ -75,7 +72,7 @@ class ReplayModel:
     absent: bool = False
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
 
-    async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
+    def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         refused = self._refusal(suite, case)
         if refused is not None:
             return CaseResult(id=case.id, group=case.group, status=refused[0], reason=refused[1])
@@ -85,7 +82,7 @@ class ReplayModel:
         except CassetteError as exc:
             self.unreadable.append(case.id)
             return CaseResult(id=case.id, group=case.group, status="errored", reason=str(exc))
-        return await run_case(ReplayExchange(cassette), suite, case, self.model, sleep=no_sleep)
+        return replay_case(ReplayExchange(cassette), suite, case, self.model)
 
     def _refusal(
         self, suite: Suite, case: Case
@@ -235,29 +232,11 @@ async def rescore_directories(
     return RescoreOutcome(run=with_provenance(run, suite, models), models=models)
 
 
-@types.coroutine
-def _let_the_loop_run() -> Generator[None, None, None]:
-    """One turn of the event loop, as `asyncio.sleep(0)` gives, without asking for a sleep (replay
-    never sleeps, and tests check that it never asks to)."""
-    yield
-
-
-def _drive(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a replay coroutine to its end at once: replay awaits nothing real (answers come from
-    memory, retries do not sleep), so the event loop's scheduling would only add cost."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coroutine.close()
-    raise RuntimeError("replay awaited something: it must never wait on I/O")
-
-
 def _replay_model(suite: Suite, replay: ReplayModel, progress: Progress) -> list[CaseResult]:
     results = []
     for case in suite.cases:
         progress.started(replay.model, case.id)
-        result = _drive(replay.replay_case(suite, case))
+        result = replay.replay_case(suite, case)
         results.append(result)
         progress.finished(replay.model, result)
     return results
@@ -269,7 +248,7 @@ async def _replay_here(suite: Suite, models: list[ReplayModel], progress: Progre
     for replay in models:
         replay.fingerprints = fingerprints
         replayed.append(_replay_model(suite, replay, progress))
-        await _let_the_loop_run()  # between directories, a signal handler (Ctrl-C) may run
+        await asyncio.sleep(0)  # between directories, a signal handler (Ctrl-C) may run
     return replayed
 
 

@@ -1,7 +1,11 @@
-"""Running a case: steps in order through an `Exchange`, the retry rule, chains.
+"""Running a case: steps in order through an exchange, the retry rule, chains.
 
-This is the one code path for live and replay: the exchange decides whether answers come from the
-network (recorded as they pass, `lobrec.live`) or from a cassette (`lobrec.playback`); see
+`case_run` is the one code path for live and replay, written without I/O (as h11 is for httpx): a
+generator that yields each request body and each wait the retry rule asks for, is sent each answer
+(or has the exchange's failure thrown in), and returns the judged case. Two drivers carry its
+messages and decide nothing: `run_case` awaits a live `Exchange` (answers from the network,
+recorded as they pass, `lobrec.live`) and the retry waits; `replay_case` asks a `Replayer` (answers
+from a cassette, `lobrec.playback`) synchronously, and recorded retries replay without waiting. See
 `lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
@@ -17,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -29,8 +33,17 @@ from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict, oversized
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.defaults import DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
-from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import TIMED_OUT, Answer, Exchange, Timing, failure_kind, failure_timing, latency_ms
+from lobrec.errors import CassetteError, CassetteMiss, GatewayError, LobrecError, TransportFailure
+from lobrec.exchange import (
+    TIMED_OUT,
+    Answer,
+    Exchange,
+    Replayer,
+    Timing,
+    failure_kind,
+    failure_timing,
+    latency_ms,
+)
 from lobrec.settings import parse_delays
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -40,7 +53,18 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 async def no_sleep(_: float) -> None:
-    """Replay's sleep: recorded retries replay at once."""
+    """A sleep that does not wait: retries at once (tests record through it)."""
+
+
+class Wait(NamedTuple):
+    """What a case run yields between attempts: the retry rule's delay."""
+
+    seconds: float
+
+
+CaseRun = Generator[bytes | Wait, Answer | None, CaseResult]
+"""A case being run (`case_run`): it yields request bodies and waits, is sent the answer to each
+body (None after a wait) or has the exchange's failure thrown in, and returns the case's result."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,31 +142,26 @@ class CaseErrored(Exception):
         self.reason = reason
 
 
-async def _send_with_retries(
-    exchange: Exchange,
-    body: bytes,
-    step: int,
-    attempts: list[ApiCall],
-    policy: RetryPolicy,
-    sleep: Sleep,
-) -> Answer:
+def _send_with_retries(
+    body: bytes, step: int, attempts: list[ApiCall], policy: RetryPolicy
+) -> Generator[bytes | Wait, Answer | None, Answer]:
     tries = 1 + len(policy.delays_s)
     for attempt in range(tries):
-        answer = await _attempt(exchange, body, step, attempt, attempts, tries)
+        answer = yield from _attempt(body, step, attempt, attempts, tries)
         if answer is not None:
             return answer
-        await sleep(policy.delays_s[attempt])
+        yield Wait(policy.delays_s[attempt])
     raise AssertionError("unreachable")
 
 
-async def _attempt(
-    exchange: Exchange, body: bytes, step: int, attempt: int, attempts: list[ApiCall], tries: int
-) -> Answer | None:
+def _attempt(
+    body: bytes, step: int, attempt: int, attempts: list[ApiCall], tries: int
+) -> Generator[bytes, Answer | None, Answer | None]:
     """One attempt, appended to `attempts`: the answer to judge, None to try again (the retry
     rule), or CaseErrored."""
     last = attempt == tries - 1
     try:
-        answer = await exchange.send(body)
+        answer = yield body
     except TransportFailure as exc:
         attempts.append(_failed_call(step, attempt, exc))
         if last:
@@ -151,6 +170,7 @@ async def _attempt(
     except GatewayError as exc:
         attempts.append(_failed_call(step, attempt, exc))
         raise CaseErrored(f"step {step + 1}: {exc}") from None
+    assert answer is not None, "a request body is answered"
     attempts.append(
         _call(
             step,
@@ -191,21 +211,9 @@ def _next_messages(
     return [*messages, wire.assistant_message(reply), *tool_messages]
 
 
-async def run_case(
-    exchange: Exchange,
-    suite: Suite,
-    case: Case,
-    model: str,
-    *,
-    policy: RetryPolicy = RetryPolicy(),
-    sleep: Sleep | None = None,
-) -> CaseResult:
-    """Run every step of a case (a chain stops at its first failing step) and judge each.
-
-    `sleep` waits between retries: `asyncio.sleep` (looked up at call time) unless given; replay
-    passes `no_sleep`.
-    """
-    sleep = sleep or asyncio.sleep
+def case_run(suite: Suite, case: Case, model: str, policy: RetryPolicy) -> CaseRun:
+    """Run every step of a case (a chain stops at its first failing step) and judge each: the one
+    code path of live and replay (see the module docstring for how it is driven)."""
     offered = suite.offered_tools(case)
     messages: list[Message | dict[str, Any]] = list(case.messages)
     verdicts: list[StepVerdict] = []
@@ -219,7 +227,7 @@ async def run_case(
     for index, step in enumerate(case.steps):
         body = wire.request_body(model, messages, offered)
         try:
-            reply = _reply(await _send_with_retries(exchange, body, index, attempts, policy, sleep))
+            reply = _reply((yield from _send_with_retries(body, index, attempts, policy)))
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:
@@ -237,6 +245,59 @@ async def run_case(
             break
         messages = _next_messages(messages, step, reply, verdict)
     return result("scored")
+
+
+def _resume(run: CaseRun, outcome: Answer | LobrecError | None) -> bytes | Wait | CaseResult:
+    """Hand the run what its last request got (an answer, the exchange's failure, None after a
+    wait, or None to start it); its next request, or its result once it is done."""
+    try:
+        return run.throw(outcome) if isinstance(outcome, LobrecError) else run.send(outcome)
+    except StopIteration as done:
+        finished: CaseResult = done.value
+        return finished
+
+
+async def run_case(
+    exchange: Exchange,
+    suite: Suite,
+    case: Case,
+    model: str,
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    sleep: Sleep | None = None,
+) -> CaseResult:
+    """`case_run` through a live exchange. `sleep` waits between retries: `asyncio.sleep` (looked up
+    at call time) unless given."""
+    wait = sleep or asyncio.sleep
+    run = case_run(suite, case, model, policy)
+    request = _resume(run, None)
+    while not isinstance(request, CaseResult):
+        if isinstance(request, Wait):
+            await wait(request.seconds)
+            request = _resume(run, None)
+            continue
+        try:
+            outcome: Answer | LobrecError = await exchange.send(request)
+        except LobrecError as failure:
+            outcome = failure
+        request = _resume(run, outcome)
+    return request
+
+
+def replay_case(replayer: Replayer, suite: Suite, case: Case, model: str) -> CaseResult:
+    """`case_run` through a recording: synchronous, and recorded retries replay without waiting."""
+    run = case_run(suite, case, model, RetryPolicy())
+    request = _resume(run, None)
+    while not isinstance(request, CaseResult):
+        if isinstance(request, Wait):
+            request = _resume(run, None)
+            continue
+        try:
+            outcome: Answer | LobrecError = replayer.send(request)
+        except LobrecError as failure:
+            outcome = failure
+        request = _resume(run, outcome)
+    return request
 
 
 def _judged(call: ApiCall, answered_by: str | None) -> ApiCall:

@@ -241,7 +241,7 @@ def test_replay_is_offline_and_never_sleeps(
 
     monkeypatch.setattr(asyncio, "sleep", spy)
     replayed = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
-    assert slept == []
+    assert [seconds for seconds in slept if seconds != 0] == []  # sleep(0) only yields to the loop
     assert encode_results(replayed) == encode_results(live)
     sel = next(c for c in replayed.models[0].cases if c.id == "sel-01")
     assert [call.status for call in sel.api_calls] == [429, 503, 504, 200]

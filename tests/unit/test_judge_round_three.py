@@ -26,7 +26,7 @@ from lobrec.errors import TransportFailure
 from lobrec.exchange import Answer
 from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.runner import no_sleep, run_case
+from lobrec.runner import no_sleep, replay_case, run_case
 from tests.e2e.conftest import build_small_suite
 
 SUITE = build_small_suite()
@@ -70,9 +70,7 @@ def run_live_and_replay(case_id: str, served: list[tuple[int, bytes]]) -> tuple[
             cassette = new_for_recording(path)
             live = await run_case(link.recording_into(cassette), SUITE, case(case_id), MODEL, sleep=no_sleep)
             save(cassette)
-        replayed = await run_case(
-            ReplayExchange(open_for_replay(path)), SUITE, case(case_id), MODEL, sleep=no_sleep
-        )
+        replayed = replay_case(ReplayExchange(open_for_replay(path)), SUITE, case(case_id), MODEL)
         return live, replayed
 
     with tempfile.TemporaryDirectory() as directory:
