@@ -516,6 +516,6 @@ async def _results(suite: Suite, options: RecordOptions, session: _Session) -> R
         for case in suite.cases:
             if case.id not in results[model]:
                 results[model][case.id] = replay.replay_case(suite, case)
-        await asyncio.sleep(0)  # between models, a signal handler (Ctrl-C) may run
+                await asyncio.sleep(0)  # replay never waits: here a signal handler (Ctrl-C) may run
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
     return with_provenance(run, suite, replays)

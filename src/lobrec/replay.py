@@ -103,7 +103,7 @@ class ReplayModel:
 
 
 def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:
-    """Every run of a model folder, run 1 first (`cassettes.run_directories`), each opened on its own:
+    """Every run of a model folder, run 1 first (`cassette.layout.run_directories`), each opened on its own:
     a bad run manifest errors that run's cases only; run folders that cannot be used (too many
     missing) error every case of the model, with the reason."""
     try:
