@@ -213,8 +213,8 @@ def _record(
     from lobrec.dry_run import dry_run_lines
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
+    from lobrec.progress import RunProgress
     from lobrec.recording import record as record_run
-    from lobrec.reports.progress import RunProgress
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:
