@@ -54,7 +54,7 @@ def _parses(text: str | None) -> bool:
 
 def _names(verdict: StepVerdict, later: Collection[str]) -> FailureKind | None:
     called = Counter(call.name for call in verdict.calls)
-    expected = Counter(verdict.expected_names)
+    expected: Counter[str | None] = Counter(verdict.expected_names)
     missing, extra = expected - called, called - expected
     if any(not call.offered and call.name not in expected for call in verdict.calls):
         return "made_up_tool"

@@ -31,16 +31,11 @@ from lobrec.core.results import (
     RoutingRun,
     RunOutcome,
 )
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 
 ROUTER = "auto"
 """The routed model: Nex picks the model per request."""
-
-
-def _runs(model: ModelResult) -> list[list[CaseResult]]:
-    if model.repeats is None:
-        return [model.cases]
-    return [model.cases, *(run.cases for run in model.repeats.per_run[1:])]
 
 
 def _chosen(case: CaseResult) -> list[str]:
@@ -120,7 +115,7 @@ def _run(
 def routing(suite: Suite, router: ModelResult, models: Sequence[ModelResult]) -> Routing | None:
     """The routing section of `router` given the run's models; None when Nex answered with no
     model other than itself (nothing was routed)."""
-    runs = _runs(router)
+    runs = runs_of(router).run_cases()
     names = sorted(
         {
             name
@@ -136,7 +131,7 @@ def routing(suite: Suite, router: ModelResult, models: Sequence[ModelResult]) ->
     held = {model.model: model for model in models if model.model in names and model.has_scores}
     recorded = [name for name in names if name in held]
     best = min(recorded, key=lambda name: (-(held[name].metrics.overall.rate or 0.0), name), default=None)
-    per_run = {name: _runs(model) for name, model in held.items()}
+    per_run = {name: runs_of(model).run_cases() for name, model in held.items()}
 
     def candidate_cases(number: int) -> dict[str, dict[str, CaseResult]]:
         return {

@@ -2,7 +2,8 @@
 repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
 how the failure kinds moved.
 
-The numbers come from `lobrec.core.compare`; this module only lays them out, for the terminal
+The numbers and the verdict come from `lobrec.core.compare`; this module says them in words and
+lays them out, for the terminal
 (rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
 Markdown report). A delta is called better or worse in words, not only in colour, and "worse"
 means a rise for the lower-is-better metrics (made-up tool, latency, cost).
@@ -15,10 +16,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, MetricDelta, Unpaired
-from lobrec.core.tiers import resolution_sentence
+from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
+from lobrec.reports.insight import resolution_sentence
 from lobrec.reports.markdown import md, table
 
 _LIST_LIMIT = 20
@@ -61,21 +62,68 @@ def _ids(ids: list[str], every: bool = False) -> list[str]:
     return [*shown, *more]
 
 
-def _repeated_lines(cmp: Comparison) -> list[str]:
-    """The sign test's lines: what was counted, the test, the spread."""
+def format_p(p: float) -> str:
+    """`p=` and three significant digits, or `p<0.001`: `p=0.0313`, `p=1`, `p<0.001`."""
+    if p < 0.001:
+        return "p<0.001"
+    return f"p={p:.3g}"
+
+
+def interpretation(cmp: Comparison) -> str:
+    """The one-line reading of the test, from B's point of view."""
+    match cmp.verdict:
+        case "nothing_paired":
+            return "no case was scored in both runs: nothing to compare"
+        case "no_difference":
+            return f"no significant difference at 5% ({format_p(cmp.p_value)})"
+        case "b_better" | "b_worse":
+            return f"B is {cmp.verdict.removeprefix('b_')}, {format_p(cmp.p_value)}"
+
+
+def spread_sentence(repeats: RepeatedComparison) -> str:
+    """Whether the difference in overall mean is more than a run of either model varies by (empty
+    when either is unknown)."""
+    delta, spread = repeats.mean_delta, repeats.spread
+    if delta is None or spread is None:
+        return ""
+    size = f"{'+' if delta > 0 else '-' if delta < 0 else ''}{abs(delta):.1f} pp"
+    if repeats.within_spread:
+        return (
+            f"The difference in overall mean ({size}) is within the run-to-run spread of A and B "
+            f"({spread:.1f} pp, the larger sample sd of the overall rate over runs): "
+            "another run of either could move it that much."
+        )
+    return (
+        f"The difference in overall mean ({size}) is larger than the run-to-run spread of A and B "
+        f"({spread:.1f} pp, the larger sample sd of the overall rate over runs)."
+    )
+
+
+def _runs(count: int) -> str:
+    return "run" if count == 1 else "runs"
+
+
+def _test_lines(cmp: Comparison) -> list[str]:
+    """What was counted and the test: McNemar's on the flips, or with repeats the sign test on
+    per-case pass rates and the run-to-run spread."""
     repeats = cmp.repeats
-    assert repeats is not None
+    if repeats is None:
+        return [
+            f"Exact McNemar test: {interpretation(cmp)}.",
+            f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
+            f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
+            f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
+        ]
     lines = [
-        f"Exact sign test on per-case pass rates: {cmp.interpretation}.",
+        f"Exact sign test on per-case pass rates: {interpretation(cmp)}.",
         f"Pass rate lower in B: {counted(cmp.b, 'case')}; higher in B: {cmp.c}; "
         f"equal: {repeats.ties} (dropped).",
         f"Paired: {counted(cmp.paired, 'case')} scored in both (A over {repeats.runs_a} "
-        f"{'run' if repeats.runs_a == 1 else 'runs'}, B over {repeats.runs_b} "
-        f"{'run' if repeats.runs_b == 1 else 'runs'}); {len(cmp.unpaired)} left out.",
+        f"{_runs(repeats.runs_a)}, B over {repeats.runs_b} {_runs(repeats.runs_b)}); "
+        f"{len(cmp.unpaired)} left out.",
     ]
-    if repeats.spread_sentence:
-        lines.append(repeats.spread_sentence)
-    return lines
+    sentence = spread_sentence(repeats)
+    return [*lines, sentence] if sentence else lines
 
 
 def flip_lists(cmp: Comparison) -> list[tuple[str, list[str]]]:
@@ -104,21 +152,8 @@ def _resolution_lines(cmp: Comparison) -> list[str]:
 
 def summary_lines(cmp: Comparison) -> list[str]:
     """The pairing and the test in plain text (names not yet escaped)."""
-    if cmp.repeats is not None:
-        lines = _repeated_lines(cmp) + _resolution_lines(cmp)
-        if not cmp.same_suite:
-            lines.insert(0, _suite_warning(cmp))
-        return lines
-    lines = [
-        f"Exact McNemar test: {cmp.interpretation}.",
-        f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
-        f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
-        f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
-        *_resolution_lines(cmp),
-    ]
-    if not cmp.same_suite:
-        lines.insert(0, _suite_warning(cmp))
-    return lines
+    lines = _test_lines(cmp) + _resolution_lines(cmp)
+    return lines if cmp.same_suite else [_suite_warning(cmp), *lines]
 
 
 def _suite_warning(cmp: Comparison) -> str:

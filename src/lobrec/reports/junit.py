@@ -26,10 +26,12 @@ import math
 import re
 import xml.etree.ElementTree as ET
 
-from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.repeats import run_outcome
+from lobrec.core.results import CaseResult, CaseRuns, RunResult
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
-from lobrec.reports.export import case_group, case_outcome, step_kind, step_reasons
-from lobrec.reports.repeats import run_verdicts, runs_by_case
+from lobrec.reports.export import case_group, step_kind, step_reasons
+from lobrec.reports.repeats import run_verdicts
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -74,72 +76,60 @@ def failure_text(case: CaseResult) -> tuple[str, str]:
     return message, "\n".join(lines)
 
 
-def _testcase(model: ModelResult, case: CaseResult, suite: Suite) -> tuple[ET.Element, str]:
-    outcome = case_outcome(case)
-    element = ET.Element(
-        "testcase",
-        {
-            "classname": xml_safe(f"{model.model}.{case_group(suite, case)}"),
-            "name": xml_safe(case.id),
-            "time": _seconds(_case_ms(case)),
-        },
+def _failure(element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, flaky: bool) -> None:
+    """The `<failure>` of a case that failed in some run: each failing run's steps (named by run
+    when `said` gives every run's verdict), the first one's reasons in the message."""
+    texts = [(number, *failure_text(case)) for number, case in failing]
+    message = texts[0][1]
+    body = texts[0][2]
+    if said:
+        message = f"{said}; {message}"
+        body = "\n".join(
+            f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in text.split("\n"))
+            for number, reasons, text in texts
+        )
+    child = ET.SubElement(
+        element, "failure", {"message": xml_safe(message), "type": "flaky" if flaky else "failed"}
     )
-    reason = xml_safe(case.reason or "")
-    if outcome == "failed":
-        message, body = failure_text(case)
-        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": "failed"})
-        child.text = xml_safe(body)
-    elif outcome == "errored":
-        child = ET.SubElement(element, "error", {"message": reason, "type": "errored"})
-        child.text = reason
-    elif outcome in ("stale", "unrecorded"):
-        ET.SubElement(element, "skipped", {"message": f"{outcome}: {reason}" if reason else outcome})
-    return element, outcome
+    child.text = xml_safe(body)
 
 
-def _repeated_testcase(
-    model: ModelResult, case_id: str, runs: list[CaseResult | None], suite: Suite
+def _testcase(
+    model: str, suite: Suite, entry: CaseRuns, runs: list[CaseResult | None]
 ) -> tuple[ET.Element, str, float]:
-    """One testcase for a case of a repeated model, from every run: failed if any run failed (its
-    message each run's verdict, flaky ones saying so), else errored if any run errored, else
-    skipped if any run was not judged; its time is every run's."""
-    outcomes = ["unrecorded" if case is None else case_outcome(case) for case in runs]
-    present = [case for case in runs if case is not None]
-    ms = math.fsum(_case_ms(case) for case in present)
+    """One testcase for a case, from every run of the model: failed if any run failed, else errored
+    if any run errored, else skipped if any run was not judged; its time is every run's. With
+    repeats each message starts with every run's verdict (`run_verdicts`, flaky ones saying so) and
+    each reason names its run."""
+    outcomes = entry.outcomes
+    numbered = [(number, case) for number, case in enumerate(runs, start=1) if case is not None]
+    ms = math.fsum(_case_ms(case) for _, case in numbered)
     element = ET.Element(
         "testcase",
         {
-            "classname": xml_safe(f"{model.model}.{case_group(suite, present[0])}"),
-            "name": xml_safe(case_id),
+            "classname": xml_safe(f"{model}.{case_group(suite, numbered[0][1])}"),
+            "name": xml_safe(entry.id),
             "time": _seconds(ms),
         },
     )
-    verdicts = run_verdicts(outcomes)
-    numbered = list(enumerate(runs, start=1))
+    said = run_verdicts(outcomes) if len(runs) > 1 else ""
+    run = "run {}: " if said else ""
     if "failed" in outcomes:
-        bodies = []
-        for number, case in numbered:
-            if case is not None and case_outcome(case) == "failed":
-                reasons, body = failure_text(case)
-                bodies.append(
-                    f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in body.split("\n"))
-                )
-        first = next(case for case in present if case_outcome(case) == "failed")
-        message = f"{verdicts}; {failure_text(first)[0]}"
-        kind = "flaky" if "passed" in outcomes else "failed"
-        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": kind})
-        child.text = xml_safe("\n".join(bodies))
+        failing = [(number, case) for number, case in numbered if run_outcome(case) == "failed"]
+        _failure(element, failing, said, flaky="passed" in outcomes)
         return element, "failed", ms
     if "errored" in outcomes:
-        reasons = [f"run {n}: {case.reason}" for n, case in numbered if case and case.status == "errored"]
-        child = ET.SubElement(
-            element, "error", {"message": xml_safe(f"{verdicts}; {reasons[0]}"), "type": "errored"}
-        )
+        reasons = [run.format(n) + (case.reason or "") for n, case in numbered if case.status == "errored"]
+        message = f"{said}; {reasons[0]}" if said else reasons[0]
+        child = ET.SubElement(element, "error", {"message": xml_safe(message), "type": "errored"})
         child.text = xml_safe("\n".join(reasons))
         return element, "errored", ms
     if "stale" in outcomes or "unrecorded" in outcomes:
-        ET.SubElement(element, "skipped", {"message": xml_safe(verdicts)})
-        return element, "stale" if "stale" in outcomes else "unrecorded", ms
+        outcome = "stale" if "stale" in outcomes else "unrecorded"
+        reason = numbered[0][1].reason
+        message = said or (f"{outcome}: {reason}" if reason else outcome)
+        ET.SubElement(element, "skipped", {"message": xml_safe(message)})
+        return element, outcome, ms
     return element, "passed", ms
 
 
@@ -163,18 +153,11 @@ def to_junit(run: RunResult, suite: Suite) -> str:
             ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
         outcomes = []
         spent = []
-        if model.repeats is None:
-            for case in model.cases:
-                element, outcome = _testcase(model, case, suite)
-                testsuite.append(element)
-                outcomes.append(outcome)
-                spent.append(_case_ms(case))
-        else:
-            for case_id, runs in runs_by_case(model):
-                element, outcome, ms = _repeated_testcase(model, case_id, runs, suite)
-                testsuite.append(element)
-                outcomes.append(outcome)
-                spent.append(ms)
+        for entry, runs in runs_of(model).by_case():
+            element, outcome, ms = _testcase(model.model, suite, entry, runs)
+            testsuite.append(element)
+            outcomes.append(outcome)
+            spent.append(ms)
         model_ms = math.fsum(spent)
         _counts(testsuite, outcomes, model_ms)
         every.extend(outcomes)
