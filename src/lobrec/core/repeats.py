@@ -196,9 +196,15 @@ def _headline(
     )
 
 
-def _ordered_groups(runs: Sequence[ModelResult]) -> list[str]:
+def _group_headlines(suite: Suite, runs: Sequence[ModelResult]) -> dict[str, Metrics]:
+    """Each group's headline over the runs that have it, in the suite's group order, others after."""
     present = {name for run in runs for name in run.groups}
-    return [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
+    order = [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
+    cases = [run.cases for run in runs]
+    return {
+        group: _headline(suite, [run.groups[group] for run in runs if group in run.groups], cases, group)
+        for group in order
+    }
 
 
 def _summed_counts(runs: Sequence[ModelResult]) -> Counts:
@@ -211,25 +217,11 @@ def _summed_counts(runs: Sequence[ModelResult]) -> Counts:
     )
 
 
-def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
-    """One model's entry from its runs (each judged alone by `model_result`), run 1 first.
-
-    One run is returned as it is, so a model recorded once gives exactly today's entry. With K > 1,
-    `counts` and `answered_by` are summed over the runs, `temperature_ignored` is true when any run
-    saw it, `cases` are run 1's, and `repeats` holds the rest.
-    """
-    if not runs:
-        raise ValueError("combine_runs needs at least one run")
-    if len(runs) == 1:
-        return runs[0]
-    first = runs[0]
-    cases = [run.cases for run in runs]
-    counts = _summed_counts(runs)
-    per_case = case_runs(cases)
-    answered: Counter[str] = Counter()
-    for run in runs:
-        answered.update(run.answered_by)
-    repeats = Repeats(
+def _repeats(runs: Sequence[ModelResult]) -> Repeats:
+    """The `repeats` section of K > 1 runs: each run's figures (run 1's cases are the model's own),
+    the spreads, each case's k of K, pass^K, pass@K and the flaky cases."""
+    per_case = case_runs([run.cases for run in runs])
+    return Repeats(
         runs=len(runs),
         per_run=[
             RunMetrics(
@@ -248,6 +240,25 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
         flaky=flaky(per_case),
         cases=per_case,
     )
+
+
+def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
+    """One model's entry from its runs (each judged alone by `model_result`), run 1 first.
+
+    One run is returned as it is, so a model recorded once gives exactly today's entry. With K > 1,
+    `counts` and `answered_by` are summed over the runs, `temperature_ignored` is true when any run
+    saw it, `cases` are run 1's, and `repeats` holds the rest.
+    """
+    if not runs:
+        raise ValueError("combine_runs needs at least one run")
+    if len(runs) == 1:
+        return runs[0]
+    first = runs[0]
+    cases = [run.cases for run in runs]
+    counts = _summed_counts(runs)
+    answered: Counter[str] = Counter()
+    for run in runs:
+        answered.update(run.answered_by)
     return ModelResult(
         model=first.model,
         suite=first.suite,
@@ -255,14 +266,11 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
         counts=counts,
         has_scores=counts.scored > 0,
         metrics=_headline(suite, [run.metrics for run in runs], cases, None),
-        groups={
-            group: _headline(suite, [run.groups[group] for run in runs if group in run.groups], cases, group)
-            for group in _ordered_groups(runs)
-        },
+        groups=_group_headlines(suite, runs),
         answered_by={name: answered[name] for name in sorted(answered)},
         failures=count_failures(run.failures for run in runs),
         cases=first.cases,
-        repeats=repeats,
+        repeats=_repeats(runs),
     )
 
 

@@ -139,6 +139,8 @@ class ApiCall(Record, kw_only=True, frozen=True):
 
 
 class CaseResult(Record, kw_only=True, frozen=True):
+    """One case as judged in one run: its status, its step verdicts and every HTTP attempt."""
+
     id: str
     group: str
     status: CaseStatus
@@ -153,6 +155,16 @@ class CaseResult(Record, kw_only=True, frozen=True):
     @property
     def passed(self) -> bool:
         return self.status == "scored" and bool(self.steps) and all(step.passed for step in self.steps)
+
+
+class Counts(Record, kw_only=True, frozen=True):
+    """A model's cases by status (summed over the runs of a repeated model)."""
+
+    cases: int
+    scored: int
+    errored: int
+    stale: int
+    unrecorded: int
 
 
 class Rate(Record, kw_only=True, frozen=True):
@@ -179,14 +191,6 @@ class Metrics(Record, kw_only=True, frozen=True):
     """The median of the judged attempts of scored cases only (the figure before suite 1.1.0)."""
     unpriced_calls: list[str] = []
     """The 2xx answers without a price ("case-id step N attempt M"); any one hides the cost."""
-
-
-class Counts(Record, kw_only=True, frozen=True):
-    cases: int
-    scored: int
-    errored: int
-    stale: int
-    unrecorded: int
 
 
 class SuiteRef(Record, kw_only=True, frozen=True, omit_defaults=True):

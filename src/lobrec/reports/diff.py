@@ -36,6 +36,11 @@ def shown(item: MetricDelta) -> tuple[Change, str]:
     return texts, "better" if improved else "worse"
 
 
+def metric_label(item: MetricDelta) -> str:
+    """The metric's label, with ` ↓` on a rate where lower is better."""
+    return item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
+
+
 def _left_out_label(item: Unpaired) -> str:
     parts = []
     for side, status in (("A", item.a), ("B", item.b)):
@@ -222,7 +227,7 @@ def diff_table(cmp: Comparison) -> Table:
         texts, verdict = shown(item)
         style = {"better": "green", "worse": "red"}.get(verdict, "")
         result.add_row(
-            Text(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
+            Text(metric_label(item)),
             Text(texts.a),
             Text(texts.b),
             Text(texts.delta, style=style),
@@ -249,30 +254,40 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
         )
 
 
-def render_diff_markdown(cmp: Comparison) -> str:
-    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
-    full (a file is read later and elsewhere; only the terminal shortens them)."""
+def _markdown_metrics(cmp: Comparison) -> str:
     rows = []
     for item in cmp.deltas:
         texts, verdict = shown(item)
-        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
-        rows.append([md(label), md(texts.a), md(texts.b), md(texts.delta), verdict])
+        rows.append([md(metric_label(item)), md(texts.a), md(texts.b), md(texts.delta), verdict])
     header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
+    return table(header, rows, left=(0, 4))
+
+
+def _markdown_lists(cmp: Comparison) -> list[str]:
+    """The flipped and the left-out cases, every one of them."""
+    lists = [
+        f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in flip_lists(cmp)
+        if ids
+    ]
+    lists.extend(
+        f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in left_out(cmp)
+    )
+    return ["\n".join(lists)] if lists else []
+
+
+def render_diff_markdown(cmp: Comparison) -> str:
+    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
+    full (a file is read later and elsewhere; only the terminal shortens them)."""
     parts = [
         f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
-        table(header, rows, left=(0, 4)),
+        _markdown_metrics(cmp),
         *(md(line) for line in summary_lines(cmp)),
     ]
     if cmp.kinds:
         header = ["Failure kind", "A", "B", "B − A", ""]
         parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
     parts.append(md(kinds_note(cmp)))
-    lists = []
-    for label, ids in flip_lists(cmp):
-        if ids:
-            lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}")
-    for label, ids in left_out(cmp):
-        lists.append(f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}")
-    if lists:
-        parts.append("\n".join(lists))
+    parts.extend(_markdown_lists(cmp))
     return "\n\n".join(parts) + "\n"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 
 from lobrec.core.repeats import run_outcome
-from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
 from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
@@ -60,40 +60,40 @@ def _why(case: CaseResult) -> str:
     return "no step was judged"
 
 
-_LABELS = (("failed", "failing"), ("errored", "errored"))
-"""A case's worst outcome over the runs, as the summary line counts it."""
+def _item(suite: Suite, entry: CaseRuns, results: list[CaseResult | None], repeated: bool) -> str | None:
+    """A case that failed or errored (in any run) as a list item: why, from the first such run
+    (after every run's verdict, with repeats); None for any other case."""
+    worst = "failed" if "failed" in entry.outcomes else "errored" if "errored" in entry.outcomes else None
+    if worst is None:
+        return None
+    first = next(case for case in results if case is not None and run_outcome(case) == worst)
+    why = md(_why(first))
+    if repeated:
+        why = f"{md(run_verdicts(entry.outcomes))}; {why}"
+    label = "errored: " if worst == "errored" else ""
+    return f"- {label}{md(entry.id)} ({md(group_label(case_group(suite, first)))}): {why}"
 
 
 def _details(model: ModelResult, suite: Suite) -> str | None:
-    """The model's cases that failed or errored (in any run), each with why (the first such run's
-    reason, after every run's verdict with repeats): failing cases first for a model recorded once,
-    every case in order with repeats."""
+    """The model's cases that failed or errored (in any run) in a `<details>` block: failing cases
+    first for a model recorded once, every case in order with repeats."""
     runs = runs_of(model)
-    items: list[tuple[str, str]] = []
-    for entry, results in runs.by_case():
-        worst = "failed" if "failed" in entry.outcomes else "errored" if "errored" in entry.outcomes else None
-        if worst is None:
-            continue
-        first = next(case for case in results if case is not None and run_outcome(case) == worst)
-        why = f"{md(run_verdicts(entry.outcomes))}; {md(_why(first))}" if runs.repeated else md(_why(first))
-        items.append(
-            (
-                worst,
-                f"- {'errored: ' if worst == 'errored' else ''}{md(entry.id)} "
-                f"({md(group_label(case_group(suite, first)))}): {why}",
-            )
-        )
-    if not items:
+    found = [
+        (entry, item)
+        for entry, results in runs.by_case()
+        if (item := _item(suite, entry, results, runs.repeated))
+    ]
+    if not found:
         return None
+    failing = sum("failed" in entry.outcomes for entry, _ in found)
+    tally = {"failing": failing, "errored": len(found) - failing}
     if not runs.repeated:
-        items.sort(key=lambda item: item[0] == "errored")
-    tally = {label: sum(worst == kind for worst, _ in items) for kind, label in _LABELS}
+        found.sort(key=lambda pair: "failed" not in pair[0].outcomes)
     scope = " in some run" if runs.repeated else ""
     heading = ", ".join(f"{n} {label}{scope}" for label, n in tally.items() if n)
     summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
-    return (
-        f"<details><summary>{summary}</summary>\n\n" + "\n".join(line for _, line in items) + "\n\n</details>"
-    )
+    items = "\n".join(item for _, item in found)
+    return f"<details><summary>{summary}</summary>\n\n{items}\n\n</details>"
 
 
 def _kinds(model: ModelResult) -> str:
