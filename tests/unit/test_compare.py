@@ -14,11 +14,12 @@ from lobrec.core.compare import (
     MetricDelta,
     Unpaired,
     compare,
+    format_p,
     mcnemar_exact,
     verdict,
 )
 from lobrec.core.results import SuiteRef
-from lobrec.reports.diff import format_p, interpretation
+from lobrec.reports.diff import interpretation
 from tests.sample_results import model_result, sample_run, sample_suite, wrong_tool
 
 # (b, c, exact p) - worked by hand from p = min(1, 2 * sum_{k<=min(b,c)} C(b+c, k) / 2^(b+c)).

@@ -165,6 +165,13 @@ def sign_test(higher: int, lower: int) -> float:
     return mcnemar_exact(lower, higher)
 
 
+def format_p(p: float) -> str:
+    """`p=` and three significant digits, or `p<0.001`: `p=0.0313`, `p=1`, `p<0.001`."""
+    if p < 0.001:
+        return "p<0.001"
+    return f"p={p:.3g}"
+
+
 def verdict(paired: int, b: int, c: int, p: float) -> Verdict:
     """The reading of the test, from B's point of view."""
     if paired == 0:
@@ -352,6 +359,7 @@ __all__ = [
     "Unpaired",
     "Verdict",
     "compare",
+    "format_p",
     "kind_changes",
     "mcnemar_exact",
     "metric_deltas",

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired
+from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
 from lobrec.reports.insight import resolution_sentence
@@ -65,13 +65,6 @@ def _ids(ids: list[str], every: bool = False) -> list[str]:
     shown = ids[:_LIST_LIMIT]
     more = [f"and {len(ids) - _LIST_LIMIT} more"] if len(ids) > _LIST_LIMIT else []
     return [*shown, *more]
-
-
-def format_p(p: float) -> str:
-    """`p=` and three significant digits, or `p<0.001`: `p=0.0313`, `p=1`, `p<0.001`."""
-    if p < 0.001:
-        return "p<0.001"
-    return f"p={p:.3g}"
 
 
 def interpretation(cmp: Comparison) -> str:
