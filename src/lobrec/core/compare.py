@@ -15,8 +15,11 @@ With repeated runs on either side (docs/reports.md, "Diff with repeated runs"), 
 pass rate per side (passes over the runs it was scored in) and the test is the exact two-sided
 sign test on the per-case differences of those rates: the cases where B's rate is higher against
 those where it is lower, ties dropped. It is the same formula: with one run each, a rate is 0 or
-1 and the sign test is McNemar's. The comparison also says whether the difference in overall mean
-is within the run-to-run spread: the larger of A's and B's sample sd of the overall rate over runs.
+1 and the sign test is McNemar's, so `compare` is one function over `runs_of` for any K. The
+comparison also says whether the difference in overall mean is within the run-to-run spread: the
+larger of A's and B's sample sd of the overall rate over runs.
+
+The result is data (a `verdict`, `within_spread`); the words are the reports' (`lobrec.reports.diff`).
 """
 
 from __future__ import annotations
