@@ -209,7 +209,7 @@ def load_runnable_suite(path: Path | None) -> Any:
     """
     from lobrec.core.checks import compile_pattern
     from lobrec.core.ecma import PatternError
-    from lobrec.core.schema import check_schema
+    from lobrec.core.jsonschema import check_schema
     from lobrec.core.suite import CallStep, Regex, case_id_problem, shown_id
     from lobrec.errors import SchemaError, SuiteError
     from lobrec.suite_file import default_suite_path, load_suite
