@@ -303,10 +303,10 @@ def _repeated(
     return RepeatedComparison(
         runs_a=runs_a.k,
         runs_b=runs_b.k,
+        ties=pairing.ties + pairing.both_passed + pairing.both_failed,
         cases=pairing.paired,
         higher_in_b=pairing.higher,
         lower_in_b=pairing.lower,
-        ties=pairing.ties + pairing.both_passed + pairing.both_failed,
         mean_delta=mean_delta,
         sd_a=sd_a,
         sd_b=sd_b,
