@@ -356,6 +356,7 @@ class ModelResult(Record, kw_only=True, frozen=True):
 
     @property
     def run_count(self) -> int:
+        """K, as the file says it (`lobrec.core.runs.runs_of` gives the runs themselves)."""
         return 1 if self.repeats is None else self.repeats.runs
 
 
