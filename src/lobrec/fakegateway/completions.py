@@ -84,10 +84,12 @@ def status_fault_reply(status: int) -> FakeReply:
 def key_refusal(authorization: str | None, required: str) -> FakeReply | None:
     """`--require-key`'s 401 for a request whose `Authorization` is not `Bearer <required>`, else
     None. Worded like OpenAI's; it never quotes what was sent, so a wrong key is not echoed."""
-    scheme, _, token = (authorization or "").strip().partition(" ")
-    if scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), required.encode()):
+    sent = (authorization or "").strip()
+    scheme, _, token = sent.partition(" ")
+    bearer, token = scheme.lower() == "bearer", token.strip()
+    if bearer and hmac.compare_digest(token.encode("utf-8", "surrogatepass"), required.encode()):
         return None
-    if not token.strip():
+    if not sent or (bearer and not token):
         return error_reply(
             401,
             "You didn't provide an API key. Send it as `Authorization: Bearer KEY`.",
