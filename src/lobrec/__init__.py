@@ -4,7 +4,7 @@ The public surface is small and imported lazily, so `lobrec --version` does not 
 vcrpy::
 
     import lobrec
-    suite = lobrec.load_suite()  # the suite bundled with lobrec; or a path
+    suite = lobrec.load_suite()  # the bundled suite, or a path; SuiteError if no run could use it
     outcome = asyncio.run(lobrec.rescore(suite, Path("cassettes")))
     outcome.run.models[0].metrics.overall.rate
 """
