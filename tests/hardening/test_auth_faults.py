@@ -70,6 +70,15 @@ def statuses(work: Path) -> dict[str, list[tuple[str, str | None]]]:
     }
 
 
+def assert_rescore_agrees(gateway: GatewayProcess, work: Path) -> None:
+    """Nothing lost: `lobrec rescore` of the recording gives the models' results `record` wrote."""
+    rescored = run_lobrec(
+        ["rescore", str(work / "cassettes"), "--suite", str(gateway.suite_path), "--json", "-"], cwd=work
+    )
+    recorded = json.loads((work / "results.json").read_bytes())
+    assert json.loads(rescored.stdout)["models"] == recorded["models"], rescored.stderr.decode()
+
+
 def stop_lines(stderr: str, model: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith(f"lobrec: {model}: ") and STOPPED in line]
 
@@ -126,6 +135,7 @@ def test_a_refused_key_stops_the_model_after_its_first_cases(
     log = gateway.log()  # a 401 is never retried: one request per case, none after the stop
     assert [(entry["fault"], entry["status"]) for entry in log] == [("require_key", 401)] * FAIL_FAST_CASES
     assert leaked(tmp_path, (done.stdout, done.stderr), RIGHT_KEY, *([key] if key else [])) == []
+    assert_rescore_agrees(gateway, tmp_path)
 
     # Once the key is fixed, the documented command records the errored and the unstarted cases.
     resumed = record(gateway, tmp_path, RIGHT_KEY, "fixture/oracle", extra=("--missing", "--retry-errored"))
@@ -153,6 +163,7 @@ def test_a_forbidden_model_stops_while_another_records_fully(gateway: GatewayPro
     forbidden = [entry for entry in gateway.log() if entry["model"] == "fixture/silent"]
     assert [(entry["fault"], entry["status"]) for entry in forbidden] == [("403", 403)] * FAIL_FAST_CASES
     assert leaked(tmp_path, (done.stdout, done.stderr), RIGHT_KEY) == []
+    assert_rescore_agrees(gateway, tmp_path)
 
 
 def test_the_right_key_records_every_case_and_is_written_nowhere(
