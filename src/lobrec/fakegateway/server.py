@@ -215,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
         call = parse_request(body)
         refused = gateway._refuse_key(self.headers.get("authorization"), call)
         if refused is not None:
-            self._send(refused)  # at once, before the body is looked at, as a real gateway does
+            self._send(refused)  # whatever the body says (parsed only for the log), as a real gateway
             return
         if isinstance(call, FakeReply):
             gateway._record(LogEntry(model=None, case=None, step=None, fault=None, status=call.status))
