@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from lobrec.cli import Exit, app
 from lobrec.core.compare import compare
 from lobrec.core.results import ModelResult, decode_results
+from lobrec.reports.diff import interpretation
 from lobrec.reports.html_page import CSP
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def test_the_page_holds_the_deltas_the_test_and_every_flip(tmp_path: Path) -> No
         '<td class="num">-50.0 pp</td><td class="text"><span class="badge fail">worse</span></td></tr>'
     )
     assert overall in html
-    assert f"<p>Exact McNemar test: {expected.interpretation}.</p>" in html.replace("&lt;", "<")
+    assert f"<p>Exact McNemar test: {interpretation(expected)}.</p>" in html.replace("&lt;", "<")
     assert f"<h3>Pass → fail ({len(expected.pass_to_fail)})</h3>" in html
     for case in expected.pass_to_fail:
         assert f'<code>{case}</code></th><td class="text"><span class="badge pass">✓ pass</span>' in html

@@ -6,7 +6,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lobrec.cassettes import suite_fingerprint
+from lobrec.cassette.manifest import suite_fingerprint
 from lobrec.core.compare import SIGNIFICANCE, compare
 from lobrec.core.history import build_history, restrict, step_scope
 from lobrec.core.results import ModelResult, RunResult, SuiteRef

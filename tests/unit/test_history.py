@@ -10,7 +10,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from lobrec.cassettes import suite_fingerprint
+from lobrec.cassette.manifest import suite_fingerprint
 from lobrec.core.history import HASH_NOTE, History, Step, build_history, step_scope
 from lobrec.core.results import ModelResult, Recording, RunResult, SuiteRef
 from lobrec.core.suite import Message, Suite

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def known_suites(given: list[Path]) -> list[tuple[str, Suite]]:
     """(fingerprint, suite) for every suite text lobrec can use: `--suite` files first, then the
     bundled suite and its kept versions. A `--suite` file that cannot be read is an error."""
-    from lobrec.cassettes import suite_fingerprint
+    from lobrec.cassette.manifest import suite_fingerprint
     from lobrec.errors import LobrecError
     from lobrec.suite_file import read_suite, suite_dir
 
