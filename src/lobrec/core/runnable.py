@@ -4,10 +4,11 @@ Decoding already names the file and JSON path of a syntax error, a wrong type or
 Some mistakes decode fine but would make a run fail or silently fail every model: a tool schema the
 validator refuses (an unsupported keyword, nested deeper than 64 levels), a case id that cannot name
 its cassette file, two cases sharing one cassette file (the same id, or ids that differ only in
-letter case, which one file on a case-insensitive disk would hold), an expected call to a tool the case does not offer, a check on an argument the
-tool does not take, and a check pattern with no linear-time translation. `lobrec suite check`
-(`lobrec.core.suitecheck`) reports these with every other build rule, in its own words; a run stops
-at the first one, in these. Pure: Suite in, problem lines out.
+letter case, which one file on a case-insensitive disk would hold), an expected call to a tool the
+case does not offer, a check on an argument the tool does not take, and a check pattern with no
+linear-time translation. `lobrec suite check` (`lobrec.core.suitecheck`) reports these with every
+other build rule, in its own words; a run stops at the first one, in these. Pure: Suite in, problem
+lines out.
 """
 
 from __future__ import annotations
