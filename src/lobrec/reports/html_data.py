@@ -326,8 +326,15 @@ class _Cells:
         self.used: set[str] = set()
         self.data = CellData()
 
-    def row(self, index: int, case_id: str, case: Case | None) -> list[MatrixCell]:
-        return [self._cell(number, index, case_id, case) for number in range(len(self.models))]
+    def group(
+        self, key: str, group: str, cases: list[tuple[str, Case | None]], kinds: dict[str, str]
+    ) -> GroupRows:
+        """A group's rows: its score per model, then a row per case, a cell per model."""
+        rows = []
+        for index, (case_id, case) in enumerate(cases):
+            cells = [self._cell(number, index, case_id, case) for number in range(len(self.models))]
+            rows.append(_case_row(case_id, case, cells, kinds.get(case_id, "")))
+        return GroupRows(key, group_label(group), [group_cell(model, group) for model in self.models], rows)
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
         model = self.models[number]
@@ -368,31 +375,34 @@ def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell], kinds: s
     )
 
 
+def _group_keys(groups: list[str]) -> list[str]:
+    """Each group's key in the page (ids, the address): its slug, made unique."""
+    keys: list[str] = []
+    for group in groups:
+        key = slug(group)
+        while key in keys:
+            key += "_"
+        keys.append(key)
+    return keys
+
+
 def matrix(run: RunResult, suite: Suite) -> Matrix:
     models = ranked(run)
     cells = _Cells(run, models)
     kinds = kinds_by_case(models)
-    legend = [s for s in STATUS if s != "missing" and (s != "flaky" or any_repeats(run))]
-    found: list[GroupRows] = []
-    keys: set[str] = set()
-    total = 0
-    for group, cases in _rows(suite, models):
-        key = slug(group)
-        while key in keys:
-            key += "_"
-        keys.add(key)
-        total += len(cases)
-        rows = [
-            _case_row(case_id, case, cells.row(index, case_id, case), kinds.get(case_id, ""))
-            for index, (case_id, case) in enumerate(cases)
-        ]
-        scores = [group_cell(model, group) for model in models]
-        found.append(GroupRows(key, group_label(group), scores, rows))
+    ordered = _rows(suite, models)
+    keys = _group_keys([group for group, _ in ordered])
+    found = [cells.group(key, group, cases, kinds) for key, (group, cases) in zip(keys, ordered, strict=True)]
+    cell_ids = [cell.id for group in found for row in group.rows for cell in row.cells]
+    cells.data.columns(models, cell_ids, found)
     shown = [model.model for model in models[:TOP_MODELS]]
-    cells.data.columns(
-        models, [cell.id for group in found for row in group.rows for cell in row.cells], found
-    )
-    return Matrix(shown, len(models), legend, found, total, kind_options(run), cells.data.page_data())
+    total = sum(len(group.rows) for group in found)
+    return Matrix(shown, len(models), _legend(run), found, total, kind_options(run), cells.data.page_data())
+
+
+def _legend(run: RunResult) -> list[str]:
+    """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
+    return [status for status in STATUS if status != "missing" and (status != "flaky" or any_repeats(run))]
 
 
 # --- runs to record again --------------------------------------------------------------------------
