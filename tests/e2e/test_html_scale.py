@@ -89,25 +89,17 @@ def test_a_picked_model_gets_its_column_and_the_others_leave(
     shown = [name for name, hidden in _headings(dom) if not hidden]
     assert shown == ["Case", models[0], models[57]]
     # the picked column is built from the data: a cell per case, with the data's ids and statuses
-    column = cells_data(page)["columns"][57]
+    data = cells_data(page)
+    column = data["columns"][57]
     assert column[0] == models[57]
     for cell_id in column[1]:
-        status = cells_data_status(page, cell_id)
+        status = data["cells"][cell_id][2]
         assert f'<td class="cell {status}"><details class="cell" id="{cell_id}">' in dom
     assert '<output id="columns-count" aria-live="polite">2 of 100 models shown</output>' in dom
     # without a choice, the top ones
     dom = dump_dom(chromium, tmp_path, path.as_uri())
     assert [name for name, hidden in _headings(dom) if not hidden] == ["Case", *models[:TOP_MODELS]]
     assert f"{TOP_MODELS} of 100 models shown" in dom
-
-
-_STATUS: dict[str, str] = {}
-
-
-def cells_data_status(page: str, cell_id: str) -> str:
-    if not _STATUS:
-        _STATUS.update({key: cell[2] for key, cell in cells_data(page)["cells"].items()})
-    return _STATUS[cell_id]
 
 
 def test_a_picked_models_cell_opens_its_drill_down(
