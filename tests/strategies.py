@@ -19,7 +19,7 @@ from lobrec.core.suite import (
     Tool,
 )
 
-# --- JSON values and schemas (lobrec.core.schema) ------------------------------------------------
+# --- JSON values and schemas (lobrec.core.jsonschema) --------------------------------------------
 #
 # Schemas use only the supported keywords. Instances are drawn *from* a schema ("near-valid"): the
 # generator aims at a valid value and misses on purpose at every node now and then (a bound off by

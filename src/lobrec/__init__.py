@@ -4,7 +4,7 @@ The public surface is small and imported lazily, so `lobrec --version` does not 
 vcrpy::
 
     import lobrec
-    suite = lobrec.load_suite()  # the suite bundled with lobrec; or a path
+    suite = lobrec.load_suite()  # the bundled suite, or a path; SuiteError if no run could use it
     outcome = asyncio.run(lobrec.rescore(suite, Path("cassettes")))
     outcome.run.models[0].metrics.overall.rate
 """
@@ -22,7 +22,7 @@ _EXPORTS = {
     "Suite": "lobrec.core.suite",
     "Case": "lobrec.core.suite",
     "judge_step": "lobrec.core.judge",
-    "validate": "lobrec.core.schema",
+    "validate": "lobrec.core.jsonschema",
     "RunResult": "lobrec.core.results",
     "ModelResult": "lobrec.core.results",
     "CaseResult": "lobrec.core.results",
@@ -57,9 +57,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from lobrec.core.jsonschema import validate
     from lobrec.core.judge import judge_step
     from lobrec.core.results import CaseResult, ModelResult, RunResult
-    from lobrec.core.schema import validate
     from lobrec.core.suite import Case, Suite
     from lobrec.errors import CassetteError, GatewayError, LobrecError, SuiteError
     from lobrec.gateway import resolve_gateway

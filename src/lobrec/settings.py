@@ -98,10 +98,6 @@ class Resolved(msgspec.Struct, frozen=True, kw_only=True):
     def __getitem__(self, name: str) -> Any:
         return self.settings[name].value
 
-    def reports(self) -> tuple[str | None, ...]:
-        """The report paths in `REPORT_KEYS` order (json, markdown, html, csv, jsonl, junit, summary)."""
-        return tuple(self[name] for name in REPORT_KEYS)
-
 
 def parse_delays(text: str) -> tuple[float, ...]:
     """`--retry-delays` / `retry-delays`: finite, non-negative seconds separated by commas, at least
@@ -111,7 +107,7 @@ def parse_delays(text: str) -> tuple[float, ...]:
     except ValueError:
         delays = ()
     if not delays or not all(math.isfinite(delay) and delay >= 0 for delay in delays):
-        raise ValueError(f"{text!r}: expected seconds separated by commas, e.g. 1,2,4")
+        raise ValueError(f"{text!r}: expected seconds separated by commas, e.g. {DEFAULT_RETRY_DELAYS}")
     return delays
 
 
@@ -156,22 +152,8 @@ def load_file(path: Path, pyproject: bool) -> FileSettings:
 def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> FileSettings:
     """Decode one `[tool.lobrec]` (or `lobrec.toml`) table named `where` in errors; relative paths
     are joined to `folder` (never touched on disk)."""
-    for key in table:
-        if any(word in key.lower() for word in SECRET_WORDS):
-            raise ConfigError(
-                f"{where}: {key}: the API key is never read from a file; set {KEY_ENV} in the environment"
-            )
-    unknown = [key for key in table if key not in SETTING_KEYS]
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(SETTING_KEYS)})")
-    try:
-        found = msgspec.convert(dict(table), FileSettings)
-    except msgspec.ValidationError as exc:
-        message, _, at = str(exc).partition(" - at `$.")
-        key = at.split("`")[0].split("[")[0].split(".")[0] if at else "?"
-        raise ConfigError(f"{where}: {key}: {message.replace(' | null', '')}") from None
-    if isinstance(found.retry_delays, list):
-        found = msgspec.structs.replace(found, retry_delays=",".join(f"{d:g}" for d in found.retry_delays))
+    _check_keys(table, where)
+    found = _decode(table, where)
     problems = _value_problems(found)
     if problems:
         key, problem = problems[0]
@@ -182,6 +164,32 @@ def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> F
         if value is not None and value != "-":
             changes[name] = str(folder / Path(value).expanduser())
     return msgspec.structs.replace(found, **changes)
+
+
+def _check_keys(table: Mapping[str, Any], where: str) -> None:
+    """Refuse a key-like entry (the API key is never read from a file), then an unknown key."""
+    for key in table:
+        if any(word in key.lower() for word in SECRET_WORDS):
+            raise ConfigError(
+                f"{where}: {key}: the API key is never read from a file; set {KEY_ENV} in the environment"
+            )
+    unknown = [key for key in table if key not in SETTING_KEYS]
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(SETTING_KEYS)})")
+
+
+def _decode(table: Mapping[str, Any], where: str) -> FileSettings:
+    """The table as FileSettings, a wrong type named by its key; retry delays as a list spelled as
+    `--retry-delays` spells them."""
+    try:
+        found = msgspec.convert(dict(table), FileSettings)
+    except msgspec.ValidationError as exc:
+        message, _, at = str(exc).partition(" - at `$.")
+        key = at.split("`")[0].split("[")[0].split(".")[0] if at else "?"
+        raise ConfigError(f"{where}: {key}: {message.replace(' | null', '')}") from None
+    if isinstance(found.retry_delays, list):
+        found = msgspec.structs.replace(found, retry_delays=",".join(f"{d:g}" for d in found.retry_delays))
+    return found
 
 
 def _value_problems(found: FileSettings) -> list[tuple[str, str]]:

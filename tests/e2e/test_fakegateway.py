@@ -18,13 +18,8 @@ import pytest
 from lobrec.core.suite import CallStep, Case, Suite
 from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
 from lobrec.errors import GatewayError, SuiteError
-from lobrec.fakegateway import (
-    NOT_JSON_BODY,
-    FakeGateway,
-    answer,
-    start_fake_gateway_process,
-    stop_fake_gateway_process,
-)
+from lobrec.fakegateway import FakeGateway, answer, start_fake_gateway_process, stop_fake_gateway_process
+from lobrec.fakegateway.faults import NOT_JSON_BODY
 from lobrec.suite_file import load_suite
 
 if TYPE_CHECKING:

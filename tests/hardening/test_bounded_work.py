@@ -26,8 +26,8 @@ from typer.testing import CliRunner
 from lobrec.audit import audit
 from lobrec.cassettes import MAX_MISSING_RUNS, model_dir_name
 from lobrec.cli import app
+from lobrec.core.jsonschema import MAX_ERRORS, validate
 from lobrec.core.results import MAX_CASE_BYTES, encode_results
-from lobrec.core.schema import MAX_ERRORS, validate
 from lobrec.replay import build_run_result, rescore
 from lobrec.suite_file import load_suite
 from tests.hardening.conftest import record_with_handler, run_lobrec

@@ -2,7 +2,8 @@
 
 Each row breaks a copy of the small suite in one way. `lobrec record` and `lobrec rescore` (real
 subprocesses) must print exactly one line, `lobrec: FILE: ... $.json.path ...`, exit 2, send no
-request to the gateway, and write nothing.
+request to the gateway, and write nothing; `lobrec.load_suite`, the library's way in, refuses the
+same file with the same words.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+import lobrec
 from lobrec.cli import app
 from tests.hardening.conftest import cli_env, run_lobrec
 
@@ -97,6 +99,16 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
         _json(lambda s: s["cases"][0]["steps"][0]["calls"][0].update(name="get_weather")),
         "$.cases[0].steps[0].calls[0].name: 'get_weather' is not a tool case sel-01 offers",
     ),
+    (
+        "a tool schema the validator refuses",
+        _json(lambda s: s["tools"][0]["function"]["parameters"].update(patternProperties={"x": {}})),
+        "$.tools[0].function.parameters: unsupported keyword 'patternProperties' at $",
+    ),
+    (
+        "a case id that cannot name a cassette file",
+        _json(lambda s: s["cases"][0].update(id="../sel-01")),
+        "$.cases[0].id: '../sel-01' cannot name a cassette file: it holds a path separator '/'",
+    ),
 ]
 
 
@@ -138,3 +150,18 @@ def test_rescore_with_a_broken_suite_runs_nothing(
 
     assert (result.exit_code, result.stdout, result.stderr) == (2, "", f"lobrec: {broken}: {message}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.json", "cassettes"]
+
+
+@pytest.mark.parametrize(("edit", "message"), [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_the_library_refuses_what_the_cli_refuses(
+    small_suite_path: Path, tmp_path: Path, edit: Callable[[bytes], bytes], message: str
+) -> None:
+    """`lobrec.load_suite`, which a program hands to `lobrec.record` or `lobrec.rescore`, applies
+    every rule the commands apply, in the same words (the CLI adds only `lobrec: `)."""
+    broken = tmp_path / "broken.json"
+    broken.write_bytes(edit(small_suite_path.read_bytes()))
+
+    with pytest.raises(lobrec.SuiteError) as refused:
+        lobrec.load_suite(broken)
+
+    assert str(refused.value) == f"{broken}: {message}"

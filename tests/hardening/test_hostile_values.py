@@ -22,7 +22,7 @@ import pytest
 
 from lobrec.audit import audit
 from lobrec.cassettes import RUNS_DIR, model_dir_name
-from lobrec.cli._shared import REPORT_FILE_NAMES
+from lobrec.cli._reports import REPORT_FILE_NAMES
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
 from tests.hardening.conftest import record_with_handler, run_lobrec

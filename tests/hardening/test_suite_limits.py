@@ -5,7 +5,7 @@ which ids are ids, and every command asks it: `lobrec suite check` lists the id 
 and `rescore` refuse the suite with one line before anything is sent or read, and the cassette
 layer refuses to build the file name. A suite file nested 5,000 deep is refused by every command
 that reads it, with one line naming the file and where, never a RecursionError; a tool schema may
-nest at most 64 levels (`lobrec.core.schema.MAX_DEPTH`), a suite file at most 128
+nest at most 64 levels (`lobrec.core.jsonschema.MAX_DEPTH`), a suite file at most 128
 (`lobrec.core.suite.MAX_DEPTH`).
 """
 

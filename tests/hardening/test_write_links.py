@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 from lobrec.cassettes import LOCK, model_dir_name, writer_lock
 from lobrec.cli import app
-from lobrec.cli._shared import Exit
+from lobrec.cli._exits import Exit
 from lobrec.errors import CassetteError, LobrecError
 from lobrec.files import append_output, check_output
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobrec.core.checks import compile_pattern, run_check
-from lobrec.core.schema import validate
+from lobrec.core.jsonschema import validate
 from lobrec.core.suite import Regex
 
 # Patterns of ECMA syntax over a small alphabet (newlines included, which is where `$` differs).

@@ -36,7 +36,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_core_modules_exist() -> None:
     assert {
         "suite.py",
-        "schema.py",
+        "jsonschema.py",
         "checks.py",
         "matching.py",
         "judge.py",

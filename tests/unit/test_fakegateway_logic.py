@@ -24,33 +24,27 @@ from lobrec.core.suite import (
 )
 from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
 from lobrec.errors import ConfigError
-from lobrec.fakegateway import (
+from lobrec.fakegateway import MODELS, FakeGateway, FaultRule, answer, is_loopback, locate
+from lobrec.fakegateway.completions import (
+    FakeReply,
+    Turn,
+    error_reply,
+    parse_request,
+    price,
+    status_fault_reply,
+)
+from lobrec.fakegateway.faults import FaultAction, FaultBook, decode_fault_rules, planned_status
+from lobrec.fakegateway.models import (
     AUTO_CHOICES,
-    MODELS,
     NO_MORE_STEPS,
     SILENT_REPLY,
     SLOPPY_BEHAVIOURS,
     UNKNOWN_CASE,
-    FakeGateway,
-    FakeReply,
-    FaultAction,
-    FaultBook,
-    FaultRule,
     Location,
-    Turn,
-    answer,
     break_schema,
-    decode_fault_rules,
-    error_reply,
-    is_loopback,
-    locate,
     oracle_turn,
-    parse_request,
-    planned_status,
-    price,
     sloppy_plan,
     sloppy_turn,
-    status_fault_reply,
 )
 
 SYSTEM = "You work in /srv/app. Today is 2026-10-21 (UTC)."

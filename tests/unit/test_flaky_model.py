@@ -25,19 +25,8 @@ from lobrec.core.suite import (
     Tool,
 )
 from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
-from lobrec.fakegateway import (
-    DONE,
-    FLAKY,
-    FLAKY_CASES,
-    FLAKY_CYCLE,
-    FLAKY_FIRST_RUN_ONLY,
-    FLAKY_NEVER,
-    MODELS,
-    ORACLE,
-    SILENT_REPLY,
-    answer,
-    flaky_passes,
-)
+from lobrec.fakegateway import FLAKY, FLAKY_CASES, MODELS, ORACLE, answer, flaky_passes
+from lobrec.fakegateway.models import DONE, FLAKY_CYCLE, FLAKY_FIRST_RUN_ONLY, FLAKY_NEVER, SILENT_REPLY
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -465,7 +465,7 @@ def test_any_valid_json_number_in_the_arguments_parses(number: str) -> None:
 
 def test_an_integer_past_pythons_digit_limit_is_judged_exactly() -> None:
     from lobrec.core.checks import run_check
-    from lobrec.core.schema import validate
+    from lobrec.core.jsonschema import validate
     from lobrec.core.suite import Eq, Range
 
     huge = "9" * 5000

@@ -11,18 +11,18 @@ import sys
 import pytest
 
 from lobrec.errors import ConfigError
-from lobrec.fakegateway import (
+from lobrec.fakegateway import FakeGateway
+from lobrec.fakegateway.completions import FakeReply
+from lobrec.fakegateway.ratelimit import (
     Bucket,
-    FakeGateway,
-    FakeReply,
     RateLimit,
     RateLimiter,
     checked_limit,
-    fake_gateway_command_line,
     rate_limited_reply,
     retry_after,
     take_token,
 )
+from lobrec.fakegateway.server import fake_gateway_command_line
 from tests.e2e.conftest import build_small_suite
 
 TWO = RateLimit(rate=2, burst=2)

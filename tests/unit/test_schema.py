@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import lobrec.schema
-from lobrec.core import schema as core
+from lobrec.core import jsonschema as core
 from lobrec.errors import LobrecError, SchemaError
 from lobrec.schema import check_schema, validate
 

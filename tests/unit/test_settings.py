@@ -9,11 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lobrec.cli._options import REPORT_HELP
 from lobrec.errors import ConfigError
 from lobrec.gateway import DEFAULT_BASE_URL, URL_ENV
 from lobrec.runner import DEFAULT_RETRY_DELAYS_S, RetryPolicy
 from lobrec.settings import (
     DEFAULTS,
+    REPORT_KEYS,
     FileSettings,
     find_config,
     load_file,
@@ -153,3 +155,9 @@ def test_broken_toml_and_a_non_table_are_one_line_errors(tmp_path: Path) -> None
     (tmp_path / "pyproject.toml").write_text('[tool]\nlobrec = "x"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"pyproject\.toml: \[tool\.lobrec\]: expected a table"):
         load_file(tmp_path / "pyproject.toml", True)
+
+
+def test_every_report_setting_is_a_report_option_of_the_same_name_and_order() -> None:
+    """`json = "out/results.json"` in a file means `--json out/results.json`: the CLI's report
+    options (declared once, for record and rescore) are the report settings, in their order."""
+    assert tuple(REPORT_HELP) == REPORT_KEYS

@@ -1,8 +1,10 @@
 """The `lobrec` command: parse, call, render, exit.
 
 This module only builds the typer app and registers the commands; each command lives in its own
-module and takes what it shares with the others from `_shared`, never from here or from each
-other (tests/unit/test_cli_imports.py holds that), so importing any one of them is cycle-free.
+module and takes what it shares with the others from the helper modules (`_exits`, `_output`,
+`_options`, `_reports`, ...), never from here or from each other, and a helper never imports a
+command (tests/unit/test_cli_imports.py holds that), so importing any one of them is cycle-free.
+The rules themselves live in the library: the CLI parses, calls, renders, exits.
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 import typer
 
 from lobrec import __version__
-from lobrec.cli._shared import Command, Exit, fail
+from lobrec.cli._command import Command
+from lobrec.cli._exits import Exit
+from lobrec.cli._output import fail
 from lobrec.cli.audit import audit_command
 from lobrec.cli.config import config_command
 from lobrec.cli.diff import diff_command
@@ -37,10 +41,10 @@ def _version(value: bool) -> None:
     """lobrec's version and the bundled suite's: a score is comparable only on the same suite."""
     if value:
         from lobrec.errors import LobrecError
-        from lobrec.suite_file import default_suite_path, load_suite
+        from lobrec.suite_file import default_suite_path, read_suite
 
         try:
-            suite = load_suite()
+            suite = read_suite()
         except LobrecError as exc:
             typer.echo(f"lobrec {__version__}")
             raise fail(str(exc)) from None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from lobrec.cli._shared import fail, say
+from lobrec.cli._output import fail, say
 
 FINDINGS_EXIT = 1
 """Like a linter: 1 means "look at what was printed"."""
@@ -54,6 +54,6 @@ def audit_command(
 
 
 def _suite_version(path: Path | None) -> str:
-    from lobrec.suite_file import load_suite
+    from lobrec.suite_file import read_suite
 
-    return load_suite(path).version
+    return read_suite(path).version

@@ -7,7 +7,9 @@ from typing import Any
 
 import typer
 
-from lobrec.cli._shared import in_force, plain, report_console
+from lobrec.cli._output import plain
+from lobrec.cli._reports import report_console
+from lobrec.cli._settings import in_force
 
 
 def config_command(

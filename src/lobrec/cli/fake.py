@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import Command, fail, say
+from lobrec.cli._command import Command
+from lobrec.cli._output import fail, say
 from lobrec.errors import ConfigError, LobrecError
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def fake_gateway_command(
     or SIGTERM.
     """
     from lobrec.fakegateway import FakeGateway, is_loopback, load_replies
-    from lobrec.suite_file import load_suite
+    from lobrec.suite_file import read_suite
 
     try:
         if not allow_remote and not is_loopback(host):
@@ -100,7 +101,7 @@ def fake_gateway_command(
             )
         served = load_replies(replies) if replies is not None else {}
         gateway = FakeGateway(
-            load_suite(suite),
+            read_suite(suite),
             host,
             port,
             latency_ms,

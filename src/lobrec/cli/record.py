@@ -3,46 +3,27 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import (
-    AllowNewerSuite,
-    ByGroup,
-    CsvOut,
-    Exit,
-    FailUnder,
-    GroupOption,
-    HtmlOut,
-    Interrupted,
-    JsonlOut,
-    JsonOut,
-    JunitOut,
-    MarkdownOut,
-    MaxErrored,
-    SuitePath,
-    SummaryOut,
-    allowance,
-    check_gates,
-    check_report_targets,
-    emit_reports,
-    errored_summary,
-    fail,
-    in_force,
-    interruptible_reports,
-    load_runnable_suite,
-    one_stdout,
-    only_groups,
-    os_error_line,
-    parse_delays,
-    resume_command,
-    run_async,
-    say,
-    with_suite_source,
-)
+from lobrec.cli._advice import resume_command
+from lobrec.cli._exits import Exit
+from lobrec.cli._gates import check_gates
+from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
+from lobrec.cli._output import fail, os_error_line, say
+from lobrec.cli._reports import check_outputs, check_report_targets, report_run
+from lobrec.cli._running import Interrupted, run_async
+from lobrec.cli._settings import in_force, parse_delays
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
+if TYPE_CHECKING:
+    from lobrec.core.suite import Suite
+    from lobrec.recording import RecordOptions, RecordOutcome
+    from lobrec.settings import Resolved
 
+
+@with_outputs
 def record_command(
     model: list[str] = typer.Option(
         [],
@@ -65,16 +46,7 @@ def record_command(
         help=f"Folder for the cassettes (default: {DEFAULT_CASSETTES}).",
         show_default=False,
     ),
-    json_out: JsonOut = None,
-    markdown_out: MarkdownOut = None,
-    html_out: HtmlOut = None,
-    csv_out: CsvOut = None,
-    jsonl_out: JsonlOut = None,
-    junit_out: JunitOut = None,
-    summary_out: SummaryOut = None,
-    by_group: ByGroup = False,
-    fail_under: FailUnder = None,
-    max_errored: MaxErrored = None,
+    outputs: Outputs = OUTPUTS,
     case: list[str] = typer.Option([], "--case", metavar="ID", help="Record only this case; repeatable."),
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     missing: bool = typer.Option(
@@ -143,72 +115,115 @@ def record_command(
     LOBSTACK_BASE_URL sets the default --base-url. Options not given are read from [tool.lobrec]
     in pyproject.toml or from lobrec.toml (`lobrec config` shows what is in force).
     """
-    from lobrec.core.words import counted
-    from lobrec.errors import LobrecError
-    from lobrec.gateway import resolve_gateway
-    from lobrec.recording import RecordOptions, dry_run_lines
-    from lobrec.recording import record as record_run
-    from lobrec.reports.progress import RunProgress
+    from lobrec.recording import RecordOptions
     from lobrec.runner import RetryPolicy
 
     conf = in_force(
         models=model, base_url=base_url, cassettes=cassettes, concurrency=concurrency, timeout=timeout,
-        retry_delays=retry_delays, json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
-        jsonl=jsonl_out, junit=junit_out, summary=summary_out, fail_under=fail_under,
-        max_errored=max_errored, suite=suite_path,
+        retry_delays=retry_delays, suite=suite_path, **outputs.given(),
     )  # fmt: skip
+    outputs = outputs.resolved(conf)
     model, cassettes, concurrency = conf["models"], Path(conf["cassettes"]), conf["concurrency"]
-    timeout, retry_delays, fail_under, max_errored = (
-        conf["timeout"], conf["retry_delays"], conf["fail_under"], conf["max_errored"]
-    )  # fmt: skip
-    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
+    timeout, retry_delays = conf["timeout"], conf["retry_delays"]
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
-    if not model:
-        raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
-    delays = parse_delays(retry_delays)
-    check_report_targets(
-        json_out=json_out,
-        markdown_out=markdown_out,
-        html_out=html_out,
-        csv_out=csv_out,
-        jsonl_out=jsonl_out,
-        junit_out=junit_out,
-        summary_out=summary_out,
+    delays = _check_before_sending(conf, outputs)
+    flags = _shaping_flags(group, repeat, max_cost, concurrency, adaptive, timeout, retry_delays)
+    resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
+    options = RecordOptions(
+        models=list(dict.fromkeys(model)),
+        cassettes=cassettes,
+        case_ids=case,
+        missing=missing,
+        concurrency=concurrency,
+        adaptive=adaptive,
+        policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
+        repeat=repeat,
+        retry_errored=retry_errored,
+        max_cost_usd=max_cost,
+        allow_newer_suite=allow_newer_suite,
     )
-    allowance(max_errored)  # a bad value stops the command before anything is sent
-    one_stdout(
-        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
-        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
-    )  # fmt: skip
+    recorded = _record(suite_path, group, options, conf["base_url"], resume, dry_run=dry_run)
+    if recorded is None:
+        return
+    suite, outcome = recorded
+    chosen = bool(case or group)  # part of the suite: the leaderboard says so
+    if missing or retry_errored:
+        _say_nothing_left(outcome, options, chosen=chosen)
+    errored = report_run(outcome.run, suite, outputs, partial=chosen)
+    retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
+    failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
+    check_gates(outcome.run, fail_under=outputs.fail_under, max_errored=outputs.max_errored, failed=failed)
+
+
+def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]:
+    """Refuse, before anything is sent, settings no run can use; the retry delays parsed."""
+    if not conf["models"]:
+        raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
+    delays = parse_delays(conf["retry_delays"])
+    check_report_targets(outputs.targets)
+    check_outputs(outputs)
+    cassettes = Path(conf["cassettes"])
     if cassettes.exists() and not cassettes.is_dir():
         where = conf.settings["cassettes"].where
         named = f"cassettes {cassettes} (set in {where})" if where else f"--cassettes {cassettes}"
         raise fail(f"{named}: is a file, not a folder")
-    flags = [
-        *(w for g in group for w in ("--group", g)),
-        *_shaping_flags(repeat, max_cost, concurrency, adaptive, timeout, retry_delays),
-    ]
-    resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
+    return delays
+
+
+def _say_nothing_left(outcome: RecordOutcome, options: RecordOptions, *, chosen: bool) -> None:
+    """`--missing` or `--retry-errored` found nothing to record for a model: say why, not silence."""
+    if outcome.interrupted:
+        return
+    for name in options.models:
+        if not outcome.recorded.get(name):
+            why = _nothing_left(name, options.missing, options.retry_errored, chosen)
+            say(f"nothing to record: {why}")
+
+
+def _stopped_early(
+    outcome: RecordOutcome, max_cost: float | None, resume: str, retry: str | None
+) -> list[tuple[Exit, str]]:
+    """Advice for a run with errored cases (`retry`: the command that records them again) or one
+    that stopped early; an interrupted run exits here, any other returns the gates it fails."""
+    from lobrec.core.words import counted
+
+    if retry is not None and not (outcome.interrupted or outcome.not_started):
+        say(f"Record the errored cases again with: {retry} --retry-errored")
+    # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
+    how = ", recording the errored cases again too," if retry is not None else ""
+    resume_all = f"{resume} --retry-errored" if retry is not None else resume
+    if outcome.interrupted:
+        done = sum(len(ids) for ids in outcome.recorded.values())
+        say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
+        raise typer.Exit(Exit.INTERRUPTED)
+    return _unfinished(outcome, max_cost, f"Resume{how} with: {resume_all}", resume)
+
+
+def _record(
+    suite_path: Path | None,
+    group: list[str],
+    options: RecordOptions,
+    base_url: str,
+    resume: str,
+    *,
+    dry_run: bool,
+) -> tuple[Suite, RecordOutcome] | None:
+    """Load the suite and record it (None for `--dry-run`, which only says what it would send);
+    every failure is one line and its exit code."""
+    from lobrec.errors import LobrecError
+    from lobrec.gateway import resolve_gateway
+    from lobrec.recording import dry_run_lines
+    from lobrec.recording import record as record_run
+    from lobrec.reports.progress import RunProgress
+    from lobrec.suite_file import load_suite, only_groups, with_suite_source
+
     try:
-        suite = only_groups(load_runnable_suite(suite_path), group)
-        options = RecordOptions(
-            models=list(dict.fromkeys(model)),
-            cassettes=cassettes,
-            case_ids=case,
-            missing=missing,
-            concurrency=concurrency,
-            adaptive=adaptive,
-            policy=RetryPolicy(timeout_s=timeout, delays_s=delays),
-            repeat=repeat,
-            retry_errored=retry_errored,
-            max_cost_usd=max_cost,
-            allow_newer_suite=allow_newer_suite,
-        )
+        suite = only_groups(load_suite(suite_path), group)
         if dry_run:
             for line in run_async(dry_run_lines(suite, options)):
                 say(line, output=True)
-            return
-        gateway = resolve_gateway(conf["base_url"])
+            return None
+        gateway = resolve_gateway(base_url)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
@@ -220,47 +235,23 @@ def record_command(
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED
         ) from None
-    if (missing or retry_errored) and not outcome.interrupted:
-        for name in options.models:
-            if not outcome.recorded.get(name):
-                say(f"nothing to record: {_nothing_left(name, missing, retry_errored, bool(case or group))}")
-    with interruptible_reports():
-        emit_reports(
-            outcome.run,
-            suite,
-            json_out,
-            markdown_out,
-            html_out,
-            leaderboard=True,
-            partial=bool(case or group),
-            csv_out=csv_out,
-            jsonl_out=jsonl_out,
-            junit_out=junit_out,
-            summary_out=summary_out,
-            by_group=by_group,
-        )
-    errored = errored_summary(outcome.run)
-    for line in errored:
-        say(line)
-    ended_early = outcome.interrupted or bool(outcome.not_started)
-    if errored and not ended_early:
-        retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
-        say(f"Record the errored cases again with: {retry} --retry-errored")
-    # A run stopped with errored cases gets one command that does both: the rest, and the errored again.
-    how = ", recording the errored cases again too," if errored else ""
-    resume_all = f"{resume} --retry-errored" if errored else resume
-    done = sum(len(ids) for ids in outcome.recorded.values())
-    if outcome.interrupted:
-        say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
-        raise typer.Exit(Exit.INTERRUPTED)
+    return suite, outcome
+
+
+def _unfinished(
+    outcome: RecordOutcome, max_cost: float | None, resume_all: str, resume: str
+) -> list[tuple[Exit, str]]:
+    """The gates a run that stopped early fails: `--max-cost` reached, models that failed fast."""
+    from lobrec.core.words import counted
+
     failed = []
     if outcome.not_started:
         failed.append(
             (
                 Exit.INCOMPLETE,
-                f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost:.4f}; "
+                f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost or 0:.4f}; "
                 f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
-                f"not started. Resume{how} with: {resume_all}",
+                f"not started. {resume_all}",
             )
         )
     for stopped, why in outcome.stopped.items():
@@ -271,7 +262,7 @@ def record_command(
                 f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
             )
         )
-    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed)
+    return failed
 
 
 def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) -> str:
@@ -286,10 +277,16 @@ def _nothing_left(model: str, missing: bool, retry_errored: bool, chosen: bool) 
 
 
 def _shaping_flags(
-    repeat: int, max_cost: float | None, concurrency: int, adaptive: bool, timeout: float, retry_delays: str
+    group: list[str],
+    repeat: int,
+    max_cost: float | None,
+    concurrency: int,
+    adaptive: bool,
+    timeout: float,
+    retry_delays: str,
 ) -> list[str]:
     """The options a resume command must repeat so it records as this run did (defaults left out)."""
-    flags = []
+    flags = [word for name in group for word in ("--group", name)]
     if repeat != 1:
         flags += ["--repeat", str(repeat)]
     if max_cost is not None:

@@ -3,43 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
-from lobrec.cli._shared import (
-    AllowNewerSuite,
-    ByGroup,
-    CsvOut,
-    Exit,
-    FailUnder,
-    GroupOption,
-    HtmlOut,
-    Interrupted,
-    JsonlOut,
-    JsonOut,
-    JunitOut,
-    MarkdownOut,
-    MaxErrored,
-    SuitePath,
-    SummaryOut,
-    allowance,
-    check_gates,
-    emit_reports,
-    errored_summary,
-    fail,
-    in_force,
-    interruptible_reports,
-    load_runnable_suite,
-    one_stdout,
-    only_groups,
-    resume_command,
-    run_async,
-    say,
-    with_suite_source,
-)
+from lobrec.cli._advice import resume_command
+from lobrec.cli._exits import Exit
+from lobrec.cli._gates import check_gates
+from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
+from lobrec.cli._output import fail, say
+from lobrec.cli._reports import check_outputs, report_run
+from lobrec.cli._running import Interrupted, run_async
+from lobrec.cli._settings import in_force
+
+if TYPE_CHECKING:
+    from lobrec.core.results import CaseResult, ModelResult, RunResult
+    from lobrec.core.suite import Suite
+    from lobrec.replay import ReplayModel, RescoreOutcome
 
 
+@with_outputs
 def rescore_command(
     cassettes_dir: Path | None = typer.Argument(
         None,
@@ -49,16 +32,7 @@ def rescore_command(
         show_default=False,
     ),
     suite_path: SuitePath = None,
-    json_out: JsonOut = None,
-    markdown_out: MarkdownOut = None,
-    html_out: HtmlOut = None,
-    csv_out: CsvOut = None,
-    jsonl_out: JsonlOut = None,
-    junit_out: JunitOut = None,
-    summary_out: SummaryOut = None,
-    by_group: ByGroup = False,
-    fail_under: FailUnder = None,
-    max_errored: MaxErrored = None,
+    outputs: Outputs = OUTPUTS,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
         False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
@@ -82,52 +56,70 @@ def rescore_command(
 
     Options not given (and DIR) are read from [tool.lobrec] in pyproject.toml or from lobrec.toml.
     """
-    from lobrec.errors import LobrecError, RecordInProgress
-    from lobrec.replay import default_jobs, rescore_against
-    from lobrec.replay import rescore as rescore_run
-    from lobrec.reports.progress import RunProgress
-
-    conf = in_force(
-        cassettes=cassettes_dir, json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
-        jsonl=jsonl_out, junit=junit_out, summary=summary_out, fail_under=fail_under,
-        max_errored=max_errored, suite=suite_path,
-    )  # fmt: skip
+    conf = in_force(cassettes=cassettes_dir, suite=suite_path, **outputs.given())
     if conf.settings["cassettes"].source == "default":  # DIR stays required unless a file names it
         raise fail(
             "Missing argument 'DIR': the folder of model cassette folders "
             "(or set cassettes in the configuration file)"
         )
     cassettes_dir = Path(conf["cassettes"])
-    fail_under, max_errored = conf["fail_under"], conf["max_errored"]
-    json_out, markdown_out, html_out, csv_out, jsonl_out, junit_out, summary_out = conf.reports()
+    outputs = outputs.resolved(conf)
     suite_path = Path(conf["suite"]) if conf["suite"] is not None else None
-    allowance(max_errored)  # a bad value stops the command before anything is read
-    one_stdout(
-        json=json_out, markdown=markdown_out, html=html_out, csv=csv_out,
-        jsonl=jsonl_out, junit=junit_out, summary=summary_out,
-    )  # fmt: skip
+    check_outputs(outputs)
+    suite, outcome = _rescore(cassettes_dir, suite_path, group, against, allow_newer_suite, jobs)
+    report_run(outcome.run, suite, outputs)
+    for line in unrecorded_candidates(outcome.run, cassettes_dir, suite_path):
+        say(line)
+    incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
+    for line in incomplete:
+        say(line)
+    failed = (
+        []
+        if allow_stale or not incomplete
+        else [(Exit.INCOMPLETE, _incomplete_gate(outcome, len(incomplete)))]
+    )
+    excused: dict[str, int] = {}
+    for replay in outcome.models:
+        excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
+    check_gates(
+        outcome.run,
+        fail_under=outputs.fail_under,
+        max_errored=outputs.max_errored,
+        failed=failed,
+        excused=excused,
+    )
+
+
+def _rescore(
+    cassettes_dir: Path,
+    suite_path: Path | None,
+    group: list[str],
+    against: Path | None,
+    allow_newer_suite: bool,
+    jobs: int | None,
+) -> tuple[Suite, RescoreOutcome]:
+    """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
+    and its exit code."""
+    from lobrec.errors import LobrecError, RecordInProgress
+    from lobrec.replay import default_jobs, rescore_against
+    from lobrec.replay import rescore as rescore_run
+    from lobrec.reports.progress import RunProgress
+    from lobrec.suite_file import load_suite, only_groups, with_suite_source
+
     try:
-        suite = only_groups(load_runnable_suite(suite_path), group)
-        old = load_runnable_suite(against) if against is not None else None
+        suite = only_groups(load_suite(suite_path), group)
+        old = load_suite(against) if against is not None else None
         processes = jobs or default_jobs()
         with RunProgress("rescoring", total=None, spending=False) as progress:
             if old is None:
-                outcome = run_async(
-                    rescore_run(
-                        suite, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
-                    )
+                rescoring = rescore_run(
+                    suite, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
                 )
             else:
-                outcome = run_async(
-                    rescore_against(
-                        suite,
-                        old,
-                        cassettes_dir,
-                        progress,
-                        jobs=processes,
-                        allow_newer_suite=allow_newer_suite,
-                    )
+                rescoring = rescore_against(
+                    suite, old, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
                 )
+            outcome = run_async(rescoring)
         outcome.run = with_suite_source(outcome.run, suite_path)
     except RecordInProgress as exc:  # the cassettes are incomplete for now: exit as a stale rescore does
         raise fail(str(exc), Exit.INCOMPLETE) from None
@@ -135,44 +127,21 @@ def rescore_command(
         raise fail(str(exc)) from None
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
-    with interruptible_reports():
-        emit_reports(
-            outcome.run,
-            suite,
-            json_out,
-            markdown_out,
-            html_out,
-            leaderboard=True,
-            csv_out=csv_out,
-            jsonl_out=jsonl_out,
-            junit_out=junit_out,
-            summary_out=summary_out,
-            by_group=by_group,
-        )
-    for line in errored_summary(outcome.run):
-        say(line)
-    for line in unrecorded_candidates(outcome.run, cassettes_dir, suite_path):
-        say(line)
-    incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
-    for line in incomplete:
-        say(line)
-    failed = []
-    if incomplete and not allow_stale:
-        stale = sum(m.counts.stale + m.counts.unrecorded for m in outcome.run.models)
-        unreadable = sum(len(m.unreadable) for m in outcome.models)
-        counted = [f"{stale} stale or unrecorded"] if stale else []
-        counted += [f"{unreadable} unreadable"] if unreadable else []
-        what = " and ".join(counted) or "cases not re-judged"
-        models = "1 model" if len(incomplete) == 1 else f"{len(incomplete)} models"
-        line = f"{what} cases in {models}, as listed above (--allow-stale accepts them)"
-        failed.append((Exit.INCOMPLETE, line))
-    excused: dict[str, int] = {}
-    for replay in outcome.models:
-        excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
-    check_gates(outcome.run, fail_under=fail_under, max_errored=max_errored, failed=failed, excused=excused)
+    return suite, outcome
 
 
-def unrecorded_candidates(run: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
+def _incomplete_gate(outcome: RescoreOutcome, models: int) -> str:
+    """The gate line of a rescore that left cases of `models` models not re-judged."""
+    stale = sum(m.counts.stale + m.counts.unrecorded for m in outcome.run.models)
+    unreadable = sum(len(m.unreadable) for m in outcome.models)
+    counted = [f"{stale} stale or unrecorded"] if stale else []
+    counted += [f"{unreadable} unreadable"] if unreadable else []
+    what = " and ".join(counted) or "cases not re-judged"
+    shown = "1 model" if models == 1 else f"{models} models"
+    return f"{what} cases in {shown}, as listed above (--allow-stale accepts them)"
+
+
+def unrecorded_candidates(run: RunResult, cassettes: Path, suite_path: Path | None) -> list[str]:
     """For a routed model, the models Nex answered with that the folder does not hold, and the
     command that records them (the routing view then compares Nex with them)."""
     lines = []
@@ -184,48 +153,56 @@ def unrecorded_candidates(run: Any, cassettes: Path, suite_path: Path | None) ->
     return lines
 
 
-def incomplete_summary(outcome: Any, cassettes: Path, suite_path: Path | None) -> list[str]:
+def incomplete_summary(outcome: RescoreOutcome, cassettes: Path, suite_path: Path | None) -> list[str]:
     """One line per model with stale, unrecorded or unreadable cases, and the command that fixes it.
 
-    An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
-    cases are named with `--case`, which records them whatever their file holds. A model with
-    repeated runs gets its line from `_repeated_summary`, run by run.
+    A model with repeated runs gets its line from `_repeated_summary`, run by run, any other from
+    `_one_run_summary`.
     """
-    from lobrec.cassettes import MANIFEST
-
     lines = []
-    unreadable = {m.model: m.unreadable for m in outcome.models if m.run == 1}
-    whole = {m.model: m.directory for m in outcome.models if m.run == 1 and m.problem is not None}
     for result in outcome.run.models:
+        replays = [m for m in outcome.models if m.model == result.model]
         if result.repeats is not None:
-            runs = [m for m in outcome.models if m.model == result.model]
-            lines.extend(_repeated_summary(result, runs, cassettes, suite_path))
+            lines.extend(_repeated_summary(result, replays, cassettes, suite_path))
             continue
-        if result.model in whole:  # the manifest itself is unusable: it goes, the cassettes stay
-            fix = resume_command([result.model], None, cassettes, suite_path, [])
-            manifest = whole[result.model] / MANIFEST
-            lines.append(
-                f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
-                f"Remove {manifest}, then record it again with: {fix}"
-            )
-            continue
-        redo = [c.id for c in result.cases if c.status in ("stale", "unrecorded")]
-        bad = unreadable.get(result.model, [])
-        if not redo and not bad:
-            continue
-        parts = []
-        if redo:
-            parts.append(f"{len(redo)} stale or unrecorded ({', '.join(redo)})")
-        if bad:
-            parts.append(f"{len(bad)} unreadable ({', '.join(bad)})")
-        fix = [resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
-        if bad:
-            fix.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
-        lines.append(f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fix))
+        line = _one_run_summary(result, [m for m in replays if m.run == 1], cassettes, suite_path)
+        if line is not None:
+            lines.append(line)
     return lines
 
 
-def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_path: Path | None) -> list[str]:
+def _one_run_summary(
+    result: ModelResult, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
+) -> str | None:
+    """The line of a model recorded once, if any of its cases needs recording.
+
+    An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
+    cases are named with `--case`, which records them whatever their file holds.
+    """
+    from lobrec.cassettes import MANIFEST
+
+    unusable = [replay.directory for replay in replays if replay.problem is not None]
+    if unusable:  # the manifest itself is unusable: it goes, the cassettes stay
+        fix = resume_command([result.model], None, cassettes, suite_path, [])
+        manifest = unusable[-1] / MANIFEST
+        return (
+            f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
+            f"Remove {manifest}, then record it again with: {fix}"
+        )
+    redo = _to_record(result.cases)
+    bad = replays[-1].unreadable if replays else []
+    parts = _needs(redo, bad)
+    if not parts:
+        return None
+    fixes = [resume_command([result.model], None, cassettes, suite_path, [])] if redo else []
+    if bad:
+        fixes.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
+    return f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fixes)
+
+
+def _repeated_summary(
+    result: ModelResult, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
+) -> list[str]:
     """The runs of a repeated model that need recording, one part per run, and one command for all.
 
     `--repeat K --missing` records what is unrecorded or stale in any run and never rewrites a
@@ -233,32 +210,49 @@ def _repeated_summary(result: Any, replays: list[Any], cassettes: Path, suite_pa
     removed first: it is then unrecorded (every case of a run without a manifest is), and the same
     command records it. Nothing else is named: repair advice never removes healthy data.
     """
-    from lobrec.cassettes import MANIFEST
-
+    assert result.repeats is not None
     runs = result.repeats.runs
     folders = {replay.run: replay for replay in replays}
     cases = [result.cases, *(entry.cases for entry in result.repeats.per_run[1:])]
     parts: list[str] = []
     remove: list[str] = []
     for number in range(1, runs + 1):
-        replay = folders.get(number)
-        if replay is not None and replay.absent:
-            parts.append(f"run {number} not recorded")
-            continue
-        if replay is not None and replay.problem is not None:
-            parts.append(f"run {number}: no case can be re-judged ({replay.problem})")
-            remove.append(str(replay.directory / MANIFEST))  # never the folder: its cassettes, and
-            # for run 1 every other run's, are healthy
-            continue
-        redo = [case.id for case in cases[number - 1] if case.status in ("stale", "unrecorded")]
-        bad = [] if replay is None else replay.unreadable
-        if redo:
-            parts.append(f"run {number}: {len(redo)} stale or unrecorded ({', '.join(redo)})")
-        if bad:
-            parts.append(f"run {number}: {len(bad)} unreadable ({', '.join(bad)})")
-            remove.extend(str(replay.directory / f"{case_id}.json") for case_id in bad)
+        _run_parts(number, folders.get(number), cases[number - 1], parts, remove)
     if not parts:
         return []
     fix = resume_command([result.model], None, cassettes, suite_path, []) + f" --repeat {runs}"
     then = f"Remove {', '.join(remove)}, then record them with" if remove else "Record them with"
     return [f"{result.model} ({runs} runs): " + "; ".join(parts) + f". {then}: {fix}"]
+
+
+def _run_parts(
+    number: int, replay: ReplayModel | None, cases: list[CaseResult], parts: list[str], remove: list[str]
+) -> None:
+    """Add what run `number` needs to `parts`, and the files to remove first to `remove`."""
+    from lobrec.cassettes import MANIFEST
+
+    if replay is not None and replay.absent:
+        parts.append(f"run {number} not recorded")
+        return
+    if replay is not None and replay.problem is not None:
+        parts.append(f"run {number}: no case can be re-judged ({replay.problem})")
+        remove.append(str(replay.directory / MANIFEST))  # never the folder: its cassettes, and
+        # for run 1 every other run's, are healthy
+        return
+    bad = [] if replay is None else replay.unreadable
+    parts.extend(_needs(_to_record(cases), bad, f"run {number}: "))
+    if replay is not None:
+        remove.extend(str(replay.directory / f"{case_id}.json") for case_id in bad)
+
+
+def _to_record(cases: list[CaseResult]) -> list[str]:
+    """The ids of the cases a `record --missing` would record: stale or unrecorded."""
+    return [case.id for case in cases if case.status in ("stale", "unrecorded")]
+
+
+def _needs(redo: list[str], bad: list[str], prefix: str = "") -> list[str]:
+    """What a model (or one of its runs, `prefix`) needs: cases to record, unreadable cassettes."""
+    parts = [f"{prefix}{len(redo)} stale or unrecorded ({', '.join(redo)})"] if redo else []
+    if bad:
+        parts.append(f"{prefix}{len(bad)} unreadable ({', '.join(bad)})")
+    return parts

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from lobrec.cli._shared import Command, Exit, fail, plain, say
+from lobrec.cli._command import Command
+from lobrec.cli._exits import Exit
+from lobrec.cli._output import fail, plain, say
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lobrec.core.suite import Case, Step, Suite
+    from lobrec.core.suite import Case, ExpectedCall, Step, Suite
 
 suite_app = typer.Typer(
     name="suite",
@@ -34,10 +36,10 @@ REQUEST_WIDTH = 60
 
 def _load(path: Path | None) -> Suite:
     from lobrec.errors import SuiteError
-    from lobrec.suite_file import load_suite
+    from lobrec.suite_file import read_suite
 
     try:
-        return load_suite(path)
+        return read_suite(path)
     except SuiteError as exc:
         raise fail(str(exc)) from None
 
@@ -210,7 +212,6 @@ def _json(value: Any) -> str:
 
 
 def _show_case(console: Console, suite: Suite, case: Case) -> None:
-    from lobrec.core.checks import describe
     from lobrec.core.suite import CallStep
 
     console.print(
@@ -237,11 +238,17 @@ def _show_case(console: Console, suite: Suite, case: Case) -> None:
         noun = "call" if len(step.calls) == 1 else f"{len(step.calls)} calls in one response"
         console.print(f"[bold]Step {index + 1}[/bold]: expects {noun}")
         for call in step.calls:
-            console.print(f"  [bold]{shown(call.name)}[/bold]")
-            for check in call.checks:
-                console.print(f"    check {shown(check.arg)} {shown(describe(check))}")
-            if not call.checks:
-                console.print("    (no argument checks: the name is what counts)")
-            console.print(f"    answer: {shown(json.dumps(call.answer, ensure_ascii=False))}")
-            if call.result is not None:
-                console.print(f"    result: {shown(call.result, keep_newlines=True)}")
+            _show_call(console, call)
+
+
+def _show_call(console: Console, call: ExpectedCall) -> None:
+    from lobrec.core.checks import describe
+
+    console.print(f"  [bold]{shown(call.name)}[/bold]")
+    for check in call.checks:
+        console.print(f"    check {shown(check.arg)} {shown(describe(check))}")
+    if not call.checks:
+        console.print("    (no argument checks: the name is what counts)")
+    console.print(f"    answer: {shown(json.dumps(call.answer, ensure_ascii=False))}")
+    if call.result is not None:
+        console.print(f"    result: {shown(call.result, keep_newlines=True)}")

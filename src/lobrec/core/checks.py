@@ -41,12 +41,41 @@ def describe(check: Check) -> str:
             return "present"
         case Absent():
             return "absent"
-        case Range(min=low, max=high, optional=optional):
-            low_text = "-inf" if low is None else f"{low:g}"
-            high_text = "+inf" if high is None else f"{high:g}"
-            return f"a number in [{low_text}, {high_text}]" + (", or left out" if optional else "")
+        case Range():
+            return _range_text(check)
         case _:
             assert_never(check)
+
+
+def _range_text(check: Range) -> str:
+    low = "-inf" if check.min is None else f"{check.min:g}"
+    high = "+inf" if check.max is None else f"{check.max:g}"
+    return f"a number in [{low}, {high}]" + (", or left out" if check.optional else "")
+
+
+# --- one function per kind: why `got` fails the check, or None when it holds ----------------------
+#
+# `got` is _MISSING when the argument is left out (or null).
+
+
+def _eq(check: Eq, got: Any) -> str | None:
+    if check.value is None:
+        return None if got is _MISSING else "should be left out"
+    if got is _MISSING:
+        return "missing"
+    return None if json_equal(got, check.value) else "not equal"
+
+
+def _object_includes(got: Any, wanted: dict[str, Any]) -> str | None:
+    if not isinstance(got, dict):
+        return f"expected an object, got {json_type(got)}"
+    # A listed key must be there: `got.get` would let a missing key stand in for null.
+    for key, value in wanted.items():
+        if key not in got:
+            return f"key {key!r} is missing, expected {preview(value)}"
+        if not json_equal(got[key], value):
+            return f"key {key!r} is {preview(got[key])}, expected {preview(value)}"
+    return None
 
 
 def _array_includes(got: list[Any], wanted: list[Any]) -> bool:
@@ -62,65 +91,81 @@ def _array_includes(got: list[Any], wanted: list[Any]) -> bool:
     return True
 
 
+def _subset(check: Subset, got: Any) -> str | None:
+    if got is _MISSING:
+        return "missing"
+    if isinstance(check.value, dict):
+        return _object_includes(got, check.value)
+    if not isinstance(got, list):
+        return f"expected an array, got {json_type(got)}"
+    return None if _array_includes(got, check.value) else "does not include every listed item"
+
+
+def _regex(check: Regex, got: Any) -> str | None:
+    if got is _MISSING:
+        return "missing"
+    if not isinstance(got, str):
+        return f"expected a string, got {json_type(got)}"
+    try:
+        compiled = compile_pattern(check.pattern)
+    # Only a hand-edited, unchecked suite gets here: `suite check` rejects the pattern.
+    except PatternError as exc:
+        return f"the check's pattern /{check.pattern}/ is invalid: {exc}"
+    return None if compiled.search(got) else "does not match"
+
+
+def _one_of(check: OneOf, got: Any) -> str | None:
+    if got is _MISSING:
+        return None if any(v is None for v in check.values) else "missing"
+    return None if any(json_equal(got, v) for v in check.values) else "not one of the allowed values"
+
+
+def _contains(check: Contains, got: Any) -> str | None:
+    if got is _MISSING:
+        return "missing"
+    if not isinstance(got, str):
+        return f"expected a string, got {json_type(got)}"
+    return None if check.value.casefold() in got.casefold() else "does not contain it"
+
+
+def _present(check: Present, got: Any) -> str | None:
+    return "missing" if got is _MISSING else None
+
+
+def _absent(check: Absent, got: Any) -> str | None:
+    return None if got is _MISSING else "should be left out"
+
+
+def _range(check: Range, got: Any) -> str | None:
+    if got is _MISSING:
+        return None if check.optional else "missing"
+    if not is_number(got):
+        return f"expected a number, got {json_type(got)}"
+    low, high = check.min, check.max
+    if (low is not None and got < low) or (high is not None and got > high) or got != got:
+        return "out of range"
+    return None
+
+
 def _failure(check: Check, got: Any) -> str | None:
     """Why `got` fails the check, or None when it holds. `got` is _MISSING when left out."""
-    given = got is not _MISSING
     match check:
-        case Eq(value=value):
-            if value is None:
-                return None if not given else "should be left out"
-            if not given:
-                return "missing"
-            return None if json_equal(got, value) else "not equal"
-        case Subset(value=value):
-            if not given:
-                return "missing"
-            if isinstance(value, dict):
-                if not isinstance(got, dict):
-                    return f"expected an object, got {json_type(got)}"
-                # A listed key must be there: `got.get` would let a missing key stand in for null.
-                for key, wanted in value.items():
-                    if key not in got:
-                        return f"key {key!r} is missing, expected {preview(wanted)}"
-                    if not json_equal(got[key], wanted):
-                        return f"key {key!r} is {preview(got[key])}, expected {preview(wanted)}"
-                return None
-            if not isinstance(got, list):
-                return f"expected an array, got {json_type(got)}"
-            return None if _array_includes(got, value) else "does not include every listed item"
-        case Regex(pattern=pattern):
-            if not given:
-                return "missing"
-            if not isinstance(got, str):
-                return f"expected a string, got {json_type(got)}"
-            try:
-                compiled = compile_pattern(pattern)
-            # Only a hand-edited, unchecked suite gets here: `suite check` rejects the pattern.
-            except PatternError as exc:
-                return f"the check's pattern /{pattern}/ is invalid: {exc}"
-            return None if compiled.search(got) else "does not match"
-        case OneOf(values=values):
-            if not given:
-                return None if any(v is None for v in values) else "missing"
-            return None if any(json_equal(got, v) for v in values) else "not one of the allowed values"
-        case Contains(value=value):
-            if not given:
-                return "missing"
-            if not isinstance(got, str):
-                return f"expected a string, got {json_type(got)}"
-            return None if value.casefold() in got.casefold() else "does not contain it"
+        case Eq():
+            return _eq(check, got)
+        case Subset():
+            return _subset(check, got)
+        case Regex():
+            return _regex(check, got)
+        case OneOf():
+            return _one_of(check, got)
+        case Contains():
+            return _contains(check, got)
         case Present():
-            return None if given else "missing"
+            return _present(check, got)
         case Absent():
-            return None if not given else "should be left out"
-        case Range(min=low, max=high, optional=optional):
-            if not given:
-                return None if optional else "missing"
-            if not is_number(got):
-                return f"expected a number, got {json_type(got)}"
-            if (low is not None and got < low) or (high is not None and got > high) or got != got:
-                return "out of range"
-            return None
+            return _absent(check, got)
+        case Range():
+            return _range(check, got)
         case _:
             assert_never(check)
 

@@ -8,7 +8,7 @@ Each gate looks at the results alone and says, in one line, which models fail it
   stale gate and `--allow-stale` already cover) are not counted;
 - `fail_under`: a model whose overall score is under `--fail-under`, shown as the reports show it.
 
-Which exit code each gate gives, and which wins, is the CLI's (`lobrec.cli._shared`); the rule here
+Which exit code each gate gives, and which wins, is the CLI's (`lobrec.cli._gates`); the rule here
 is what fails.
 """
 

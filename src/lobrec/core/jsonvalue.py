@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -61,21 +62,40 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _is_string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_null(value: Any) -> bool:
+    return value is None
+
+
+_SCALARS: tuple[Callable[[Any], bool], ...] = (_is_bool, is_number, _is_string, _is_null)
+"""JSON's scalar types, booleans before numbers: Python counts `True` as the number 1, JSON does not."""
+
+
 def json_equal(a: Any, b: Any) -> bool:
     """Equality of two decoded JSON values under JSON semantics, recursively."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if is_number(a) or is_number(b):
-        return is_number(a) and is_number(b) and a == b
-    if isinstance(a, str) or isinstance(b, str):
-        return isinstance(a, str) and isinstance(b, str) and a == b
-    if a is None or b is None:
-        return a is None and b is None
+    for is_kind in _SCALARS:
+        if is_kind(a) or is_kind(b):
+            return is_kind(a) and is_kind(b) and a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+        return _arrays_equal(a, b)
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
+        return _objects_equal(a, b)
     return False
+
+
+def _arrays_equal(a: list[Any], b: list[Any]) -> bool:
+    return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def _objects_equal(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(json_equal(a[key], b[key]) for key in a)
 
 
 def preview(value: Any, limit: int = 80) -> str:

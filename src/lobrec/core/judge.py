@@ -15,11 +15,11 @@ from collections import Counter
 from typing import Any
 
 from lobrec.core.checks import failed_checks
+from lobrec.core.jsonschema import validate
 from lobrec.core.jsonvalue import preview
 from lobrec.core.matching import maximum_matching, perfect_matching, same_multiset
 from lobrec.core.results import CallRecord, Mismatch, StepVerdict
-from lobrec.core.schema import validate
-from lobrec.core.suite import CallStep, NoCallStep, Step, Tool
+from lobrec.core.suite import CallStep, ExpectedCall, NoCallStep, Step, Tool
 from lobrec.core.wire import ObservedCall, Reply
 
 NO_NAME = "<no name>"
@@ -77,22 +77,28 @@ def call_records(reply: Reply, offered: list[Tool]) -> list[CallRecord]:
     return records
 
 
+def _times(count: int) -> str:
+    return "" if count == 1 else f" {count} times"
+
+
 def _name_mismatches(expected: list[str], called: list[str | None]) -> list[Mismatch]:
-    missing = Counter(expected) - Counter(called)
-    extra = Counter(called) - Counter(expected)
-    mismatches = []
-    for name, count in sorted(missing.items()):
-        times = "" if count == 1 else f" {count} times"
+    wanted: Counter[str | None] = Counter(expected)
+    made: Counter[str | None] = Counter(called)
+    mismatches = [
+        Mismatch(
+            path="names",
+            expected=name,
+            got=None,
+            reason=f"expected a call to {name}{_times(count)}, not made",
+        )
+        for name, count in sorted((wanted - made).items(), key=lambda item: str(item[0]))
+    ]
+    for name, count in sorted((made - wanted).items(), key=lambda item: str(item[0])):
+        label = NO_NAME if name is None else name
         mismatches.append(
             Mismatch(
-                path="names", expected=name, got=None, reason=f"expected a call to {name}{times}, not made"
+                path="names", expected=None, got=label, reason=f"unexpected call to {label}{_times(count)}"
             )
-        )
-    for name, count in sorted(extra.items(), key=lambda item: str(item[0])):
-        label = NO_NAME if name is None else name
-        times = "" if count == 1 else f" {count} times"
-        mismatches.append(
-            Mismatch(path="names", expected=None, got=label, reason=f"unexpected call to {label}{times}")
         )
     return mismatches
 
@@ -122,27 +128,9 @@ def _judge_no_call(step_index: int, reply: Reply, records: list[CallRecord]) -> 
     )
 
 
-def _judge_calls(step_index: int, step: CallStep, reply: Reply, records: list[CallRecord]) -> StepVerdict:
-    expected = step.calls
-    observed = reply.calls
-    expected_names = [call.name for call in expected]
-    called_names = [call.name for call in observed]
-    names_match = reply.tool_calls_problem is None and same_multiset(expected_names, called_names)
-
-    def verdict(passed: bool, mismatches: list[Mismatch], pairing: list[int] | None = None) -> StepVerdict:
-        return StepVerdict(
-            index=step_index,
-            expects="call",
-            passed=passed,
-            names_match=names_match,
-            expected_names=expected_names,
-            calls=records,
-            content=reply.content,
-            mismatches=mismatches,
-            pairing=pairing or [],
-            quirks=list(reply.quirks),
-        )
-
+def _reply_problems(reply: Reply, expected_names: list[str], names_match: bool) -> list[Mismatch]:
+    """What keeps the reply from being paired at all: no reply, a malformed `tool_calls`, the wrong
+    names, arguments that did not parse."""
     mismatches: list[Mismatch] = []
     if reply.withheld is not None:
         mismatches.append(Mismatch(path="message", expected="a reply", got=None, reason=reply.withheld))
@@ -153,20 +141,24 @@ def _judge_calls(step_index: int, step: CallStep, reply: Reply, records: list[Ca
             )
         )
     elif not names_match:
-        mismatches.extend(_name_mismatches(expected_names, called_names))
-    for call in observed:
-        if call.arguments is None:
-            mismatches.append(
-                Mismatch(
-                    path=f"calls[{call.index}].arguments",
-                    expected="a JSON object",
-                    got=call.arguments_text,
-                    reason=call.problem or "arguments did not parse",
-                )
-            )
-    if mismatches:
-        return verdict(False, mismatches)
+        mismatches.extend(_name_mismatches(expected_names, [call.name for call in reply.calls]))
+    mismatches.extend(
+        Mismatch(
+            path=f"calls[{call.index}].arguments",
+            expected="a JSON object",
+            got=call.arguments_text,
+            reason=call.problem or "arguments did not parse",
+        )
+        for call in reply.calls
+        if call.arguments is None
+    )
+    return mismatches
 
+
+def _pairing(
+    expected: list[ExpectedCall], observed: list[ObservedCall]
+) -> tuple[list[int] | None, list[Mismatch]]:
+    """A pairing under which every check holds, or None and why each unpaired expected call failed."""
     failures = {
         (i, j): failed_checks(want.checks, got.arguments or {}) if want.name == got.name else None
         for i, want in enumerate(expected)
@@ -174,8 +166,31 @@ def _judge_calls(step_index: int, step: CallStep, reply: Reply, records: list[Ca
     }
     pairing = perfect_matching(len(expected), len(observed), lambda i, j: failures[i, j] == [])
     if pairing is not None:
-        return verdict(True, [], pairing)
-    return verdict(False, _explain_unpaired(expected_names, observed, failures))
+        return pairing, []
+    return None, _explain_unpaired([call.name for call in expected], observed, failures)
+
+
+def _judge_calls(step_index: int, step: CallStep, reply: Reply, records: list[CallRecord]) -> StepVerdict:
+    expected_names = [call.name for call in step.calls]
+    names_match = reply.tool_calls_problem is None and same_multiset(
+        expected_names, [call.name for call in reply.calls]
+    )
+    pairing: list[int] | None = None
+    mismatches = _reply_problems(reply, expected_names, names_match)
+    if not mismatches:
+        pairing, mismatches = _pairing(step.calls, reply.calls)
+    return StepVerdict(
+        index=step_index,
+        expects="call",
+        passed=pairing is not None,
+        names_match=names_match,
+        expected_names=expected_names,
+        calls=records,
+        content=reply.content,
+        mismatches=mismatches,
+        pairing=pairing or [],
+        quirks=list(reply.quirks),
+    )
 
 
 def _explain_unpaired(

@@ -38,9 +38,9 @@ def maximum_matching(
         augment(i, [False] * n_observed)
 
     pairing: list[int | None] = [None] * n_expected
-    for j, i in enumerate(owner):
-        if i is not None:
-            pairing[i] = j
+    for j, paired in enumerate(owner):
+        if paired is not None:
+            pairing[paired] = j
     return pairing
 
 

@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from lobrec.core.jsonschema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.core.jsonvalue import duplicate_key, too_deep
-from lobrec.core.schema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
@@ -81,19 +81,23 @@ def _describe(char: str) -> str:
 
 
 class Strict(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True, omit_defaults=True):
-    """Base for every suite Struct: strict, immutable, keyword-only, compact when encoded."""
+    """Base for every suite Struct: strict, immutable, keyword-only, compact when encoded.
+
+    msgspec passes these options on to subclasses; each subclass says `frozen=True` again for the
+    type checker, which reads every class's own keywords (dataclass_transform) and would otherwise
+    take it for a mutable class inheriting from a frozen one."""
 
 
 # --- tools ---------------------------------------------------------------------------------------
 
 
-class FunctionSpec(Strict, kw_only=True):
+class FunctionSpec(Strict, frozen=True, kw_only=True):
     name: str
     description: str = ""
     parameters: dict[str, Any]
 
 
-class Tool(Strict, kw_only=True):
+class Tool(Strict, frozen=True, kw_only=True):
     """An OpenAI-style function tool, exactly as it is sent to the gateway."""
 
     type: Literal["function"]
@@ -107,7 +111,7 @@ class Tool(Strict, kw_only=True):
 # --- messages ------------------------------------------------------------------------------------
 
 
-class Message(Strict, kw_only=True):
+class Message(Strict, frozen=True, kw_only=True):
     """A chat message as sent to the gateway."""
 
     role: Literal["system", "user", "assistant", "tool"]
@@ -119,40 +123,40 @@ class Message(Strict, kw_only=True):
 # --- argument checks (a tagged union on "kind") -------------------------------------------------
 
 
-class CheckBase(Strict, tag_field="kind", kw_only=True):
+class CheckBase(Strict, tag_field="kind", frozen=True, kw_only=True):
     arg: str
     """The top-level argument the check addresses."""
 
 
-class Eq(CheckBase, tag="eq", kw_only=True):
+class Eq(CheckBase, tag="eq", frozen=True, kw_only=True):
     value: Any
 
 
-class Subset(CheckBase, tag="subset", kw_only=True):
+class Subset(CheckBase, tag="subset", frozen=True, kw_only=True):
     value: dict[str, Any] | list[Any]
 
 
-class Regex(CheckBase, tag="regex", kw_only=True):
+class Regex(CheckBase, tag="regex", frozen=True, kw_only=True):
     pattern: str
 
 
-class OneOf(CheckBase, tag="oneOf", kw_only=True):
+class OneOf(CheckBase, tag="oneOf", frozen=True, kw_only=True):
     values: list[Any]
 
 
-class Contains(CheckBase, tag="contains", kw_only=True):
+class Contains(CheckBase, tag="contains", frozen=True, kw_only=True):
     value: str
 
 
-class Present(CheckBase, tag="present", kw_only=True):
+class Present(CheckBase, tag="present", frozen=True, kw_only=True):
     pass
 
 
-class Absent(CheckBase, tag="absent", kw_only=True):
+class Absent(CheckBase, tag="absent", frozen=True, kw_only=True):
     pass
 
 
-class Range(CheckBase, tag="range", kw_only=True):
+class Range(CheckBase, tag="range", frozen=True, kw_only=True):
     min: float | None = None
     max: float | None = None
     optional: bool = False
@@ -166,7 +170,7 @@ Check = Eq | Subset | Regex | OneOf | Contains | Present | Absent | Range
 # --- steps ---------------------------------------------------------------------------------------
 
 
-class ExpectedCall(Strict, kw_only=True):
+class ExpectedCall(Strict, frozen=True, kw_only=True):
     """One call a step expects: the tool's name and the checks its arguments must pass.
 
     `answer` is the reference arguments a perfect model would send (used by `lobrec suite check`
@@ -180,14 +184,14 @@ class ExpectedCall(Strict, kw_only=True):
     result: str | None = None
 
 
-class AnswerCall(Strict, kw_only=True):
+class AnswerCall(Strict, frozen=True, kw_only=True):
     """One call of a hand-written sample answer: a tool name and its arguments."""
 
     name: str
     arguments: dict[str, Any]
 
 
-class SampleAnswer(Strict, kw_only=True):
+class SampleAnswer(Strict, frozen=True, kw_only=True):
     """A whole reply to one step, written by hand to test the step's checks.
 
     As a `wrong` answer it is a plausible mistake the judge must reject, `why` saying what is
@@ -199,7 +203,7 @@ class SampleAnswer(Strict, kw_only=True):
     calls: list[AnswerCall]
 
 
-class CallStep(Strict, tag_field="expect", tag="call", kw_only=True):
+class CallStep(Strict, tag_field="expect", tag="call", frozen=True, kw_only=True):
     """A step that expects one or more calls in a single response.
 
     `wrong` and `alternates` are never sent; `lobrec suite check` judges each through the real
@@ -211,7 +215,7 @@ class CallStep(Strict, tag_field="expect", tag="call", kw_only=True):
     wrong: list[SampleAnswer] = []
 
 
-class NoCallStep(Strict, tag_field="expect", tag="no_call", kw_only=True):
+class NoCallStep(Strict, tag_field="expect", tag="no_call", frozen=True, kw_only=True):
     """A step that expects a text answer and no tool call; `answer` is a reference reply."""
 
     answer: str = ""
@@ -223,7 +227,7 @@ Step = CallStep | NoCallStep
 # --- cases and the suite -------------------------------------------------------------------------
 
 
-class Case(Strict, kw_only=True):
+class Case(Strict, frozen=True, kw_only=True):
     id: str
     group: Group
     note: str = ""
@@ -234,7 +238,7 @@ class Case(Strict, kw_only=True):
     steps: list[Step]
 
 
-class Suite(Strict, kw_only=True):
+class Suite(Strict, frozen=True, kw_only=True):
     name: str
     version: str
     system_prompt: str

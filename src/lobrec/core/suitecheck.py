@@ -27,9 +27,10 @@ from typing import Any
 
 from lobrec.core.checks import compile_pattern
 from lobrec.core.ecma import PatternError
+from lobrec.core.jsonschema import check_schema, validate
 from lobrec.core.jsonvalue import preview
 from lobrec.core.judge import judge_step
-from lobrec.core.schema import check_schema, validate
+from lobrec.core.results import StepVerdict
 from lobrec.core.suite import (
     CASE_ID_RULE,
     GROUPS,
@@ -44,11 +45,14 @@ from lobrec.core.suite import (
     OneOf,
     Range,
     Regex,
+    SampleAnswer,
+    Step,
     Subset,
     Suite,
     Tool,
     case_id_problem,
     shown_id,
+    version_order,
 )
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.core.words import counted
@@ -174,10 +178,17 @@ def _check_parameters(parameters: dict[str, Any]) -> list[str]:
     if parameters.get("additionalProperties") is not False:
         problems.append("additionalProperties must be false, so that a made-up argument is invalid")
     properties = parameters.get("properties", {})
-    for name in parameters.get("required", []):
-        if name not in properties:
-            problems.append(f"required {name!r} is not one of the properties")
-    # `enum: []` is valid JSON Schema, but in a tool it is an authoring mistake: nothing can be sent.
+    problems.extend(
+        f"required {name!r} is not one of the properties"
+        for name in parameters.get("required", [])
+        if name not in properties
+    )
+    return problems + _empty_enums(parameters)
+
+
+def _empty_enums(parameters: dict[str, Any]) -> list[str]:
+    """`enum: []` is valid JSON Schema, but in a tool it is an authoring mistake: nothing can be sent."""
+    problems = []
     stack: list[tuple[Any, str]] = [(parameters, "$")]
     while stack:
         node, where = stack.pop()
@@ -187,10 +198,11 @@ def _check_parameters(parameters: dict[str, Any]) -> list[str]:
             problems.append(f"{where}: enum is empty: no value can pass")
         for name, sub in sorted(node.get("properties", {}).items(), reverse=True):
             stack.append((sub, f"{where}.properties.{name}"))
-        for keyword in ("items", "additionalProperties"):
-            if keyword in node:
-                stack.append((node[keyword], f"{where}.{keyword}"))
+        stack.extend((node[keyword], f"{where}.{keyword}") for keyword in _SUBSCHEMAS if keyword in node)
     return problems
+
+
+_SUBSCHEMAS = ("items", "additionalProperties")
 
 
 def _check_groups_and_ids(suite: Suite, counts: Mapping[Group, int], problems: list[str]) -> None:
@@ -230,31 +242,46 @@ def _check_case(suite: Suite, case: Case, usable: dict[str, Tool]) -> list[str]:
     _check_messages(suite, case, problems)
     offered = _check_offered(suite, case, problems)
     _check_step_shape(case, problems)
-    last = len(case.steps) - 1
     for index, step in enumerate(case.steps):
-        where = f"steps[{index}]"
         match step:
             case NoCallStep():
                 if not step.answer.strip():
-                    problems.append(f"{where}.answer: empty reference reply")
+                    problems.append(f"steps[{index}].answer: empty reference reply")
             case CallStep():
-                sound = True
-                for position, call in enumerate(step.calls):
-                    call_where = f"{where}.calls[{position}]"
-                    sound = _check_call(call, call_where, offered, usable, problems) and sound
-                    if index < last and call.result is None:
-                        problems.append(f"{call_where}: no scripted result, but another step follows")
-                    if index == last and call.result is not None:
-                        problems.append(f"{call_where}: a scripted result on the last step is never sent")
-                if sound:
-                    _check_reference(step, index, case, suite, usable, problems)
-                    _check_samples(step, index, case, suite, usable, problems)
-                if _requires_wrong_answers(suite) and len(step.wrong) < MIN_WRONG_ANSWERS:
-                    problems.append(
-                        f"{where}.wrong: {len(step.wrong)} wrong answers; every call step needs at least "
-                        f"{MIN_WRONG_ANSWERS} plausible mistakes the judge must reject"
-                    )
+                _check_call_step(suite, case, index, offered, usable, problems)
     return problems
+
+
+def _check_call_step(
+    suite: Suite, case: Case, index: int, offered: set[str], usable: dict[str, Tool], problems: list[str]
+) -> None:
+    """The expected calls of step `index`, then, when their checks are sound, its sample answers."""
+    step = case.steps[index]
+    assert isinstance(step, CallStep)
+    where = f"steps[{index}]"
+    is_last = index == len(case.steps) - 1
+    sound = True
+    for position, call in enumerate(step.calls):
+        call_where = f"{where}.calls[{position}]"
+        sound = _check_call(call, call_where, offered, usable, problems) and sound
+        problems.extend(_result_problems(call, call_where, is_last))
+    if sound:
+        _check_reference(step, index, case, suite, usable, problems)
+        _check_samples(step, index, case, suite, usable, problems)
+    if _requires_wrong_answers(suite) and len(step.wrong) < MIN_WRONG_ANSWERS:
+        problems.append(
+            f"{where}.wrong: {len(step.wrong)} wrong answers; every call step needs at least "
+            f"{MIN_WRONG_ANSWERS} plausible mistakes the judge must reject"
+        )
+
+
+def _result_problems(call: ExpectedCall, where: str, is_last: bool) -> list[str]:
+    """A scripted result is needed exactly where another step follows (it is sent back before it)."""
+    if not is_last and call.result is None:
+        return [f"{where}: no scripted result, but another step follows"]
+    if is_last and call.result is not None:
+        return [f"{where}: a scripted result on the last step is never sent"]
+    return []
 
 
 def _check_messages(suite: Suite, case: Case, problems: list[str]) -> None:
@@ -291,36 +318,57 @@ def _check_step_shape(case: Case, problems: list[str]) -> None:
     if not steps:
         problems.append("steps: no steps")
         return
+    problems.extend(_step_count_problems(case))
+    for index, step in enumerate(steps):
+        problems.extend(_step_problems(f"steps[{index}]", step, is_last=index == len(steps) - 1))
+    problems.extend(_first_step_problems(case.group, steps[0]))
+
+
+def _step_count_problems(case: Case) -> list[str]:
+    count = len(case.steps)
     if case.group == "chains":
         low, high = CHAIN_STEPS
-        if not low <= len(steps) <= high:
-            problems.append(f"steps: a chain has {low} to {high} steps, this one has {len(steps)}")
-    elif len(steps) != 1:
-        problems.append(f"steps: a case in group {case.group} has exactly 1 step, this one has {len(steps)}")
-    for index, step in enumerate(steps):
-        where = f"steps[{index}]"
-        if isinstance(step, NoCallStep) and index != len(steps) - 1:
-            problems.append(f"{where}: a no-call step must be the last step")
-        if isinstance(step, CallStep):
-            if not step.calls:
-                problems.append(f"{where}.calls: a call step expects at least one call")
-            elif len(step.calls) > MAX_CALLS_PER_STEP:
-                problems.append(
-                    f"{where}.calls: {len(step.calls)} calls in one response; at most {MAX_CALLS_PER_STEP}"
-                )
-    first = steps[0]
-    if case.group == "no_call" and not isinstance(first, NoCallStep):
+        return (
+            []
+            if low <= count <= high
+            else [f"steps: a chain has {low} to {high} steps, this one has {count}"]
+        )
+    return (
+        []
+        if count == 1
+        else [f"steps: a case in group {case.group} has exactly 1 step, this one has {count}"]
+    )
+
+
+def _step_problems(where: str, step: Step, is_last: bool) -> list[str]:
+    if isinstance(step, NoCallStep):
+        return [] if is_last else [f"{where}: a no-call step must be the last step"]
+    if not step.calls:
+        return [f"{where}.calls: a call step expects at least one call"]
+    if len(step.calls) > MAX_CALLS_PER_STEP:
+        return [f"{where}.calls: {len(step.calls)} calls in one response; at most {MAX_CALLS_PER_STEP}"]
+    return []
+
+
+def _first_step_problems(group: Group, first: Step) -> list[str]:
+    """The shape each group asks of its (first) step: no call, two or three calls, or exactly one."""
+    problems = []
+    if group == "no_call" and not isinstance(first, NoCallStep):
         problems.append("steps[0]: a no_call case's step must expect no call")
-    if case.group == "parallel":
-        low, high = PARALLEL_CALLS
-        if not isinstance(first, CallStep):
-            problems.append(f"steps[0]: a parallel case's step must expect {low} or {high} calls")
-        elif not low <= len(first.calls) <= high:
-            problems.append(
-                f"steps[0].calls: a parallel case expects {low} or {high} calls, this one {len(first.calls)}"
-            )
-    if case.group in ONE_CALL_GROUPS and not (isinstance(first, CallStep) and len(first.calls) == 1):
-        problems.append(f"steps[0]: a case in group {case.group} must expect exactly one call")
+    if group == "parallel":
+        problems.extend(_parallel_problems(first))
+    if group in ONE_CALL_GROUPS and not (isinstance(first, CallStep) and len(first.calls) == 1):
+        problems.append(f"steps[0]: a case in group {group} must expect exactly one call")
+    return problems
+
+
+def _parallel_problems(first: Step) -> list[str]:
+    low, high = PARALLEL_CALLS
+    if not isinstance(first, CallStep):
+        return [f"steps[0]: a parallel case's step must expect {low} or {high} calls"]
+    if not low <= len(first.calls) <= high:
+        return [f"steps[0].calls: a parallel case expects {low} or {high} calls, this one {len(first.calls)}"]
+    return []
 
 
 # --- one expected call ---------------------------------------------------------------------------
@@ -364,27 +412,39 @@ def _check_value(check: Check, schema: Any) -> list[str]:
         case Eq(value=value):
             return [] if value is None else _fits(schema, value, arg, "value")
         case OneOf(values=values):
-            lines = []
-            for index, value in enumerate(values):
-                if value is not None:
-                    lines.extend(_fits(schema, value, arg, f"values[{index}]"))
-            return lines
+            return _one_of_problems(schema, values, arg)
         case Subset(value=dict() as value):
             return _subset_object(schema, value, arg)
         case Subset(value=list() as value):
             return _subset_array(schema, value, arg)
         case Regex(pattern=pattern):
-            try:
-                compile_pattern(pattern)
-            except PatternError as exc:
-                return [f"pattern {pattern!r} cannot be used: {exc}"]
-            return []
+            return _pattern_problems(pattern)
         case Range(min=low, max=high):
-            if low is not None and high is not None and low > high:
-                return [f"range is empty: min {low:g} is greater than max {high:g}"]
-            return []
+            return _range_problems(low, high)
         case _:
             return []
+
+
+def _one_of_problems(schema: Any, values: list[Any], arg: str) -> list[str]:
+    lines = []
+    for index, value in enumerate(values):
+        if value is not None:  # null stands for "left out", which the schema does not judge
+            lines.extend(_fits(schema, value, arg, f"values[{index}]"))
+    return lines
+
+
+def _range_problems(low: float | None, high: float | None) -> list[str]:
+    if low is not None and high is not None and low > high:
+        return [f"range is empty: min {low:g} is greater than max {high:g}"]
+    return []
+
+
+def _pattern_problems(pattern: str) -> list[str]:
+    try:
+        compile_pattern(pattern)
+    except PatternError as exc:
+        return [f"pattern {pattern!r} cannot be used: {exc}"]
+    return []
 
 
 def _fits(schema: Any, value: Any, arg: str, label: str) -> list[str]:
@@ -459,8 +519,7 @@ def reference_reply(step: CallStep) -> Reply:
 def _requires_wrong_answers(suite: Suite) -> bool:
     if not SEMVER.match(suite.version):
         return False
-    major, minor = (int(part) for part in suite.version.split(".")[:2])
-    return (major, minor) >= (1, 1)
+    return version_order(suite.version)[:2] >= (1, 1)
 
 
 def _check_samples(
@@ -470,18 +529,23 @@ def _check_samples(
     offered = suite.offered_tools(case)
     if any(tool.function.name not in usable for tool in offered):
         return
-    for kind, samples, must_pass in (("alternates", step.alternates, True), ("wrong", step.wrong, False)):
+    for kind, samples in (("alternates", step.alternates), ("wrong", step.wrong)):
         for position, sample in enumerate(samples):
             where = f"steps[{index}].{kind}[{position}]"
             if not sample.why.strip():
                 problems.append(f"{where}.why: empty; say in one line what this answer gets wrong or right")
             reply = sample_reply([(call.name, call.arguments) for call in sample.calls], model=kind)
             verdict = judge_step(step, reply, offered, index)
-            if must_pass and not verdict.passed:
-                reasons = "; ".join(mismatch.reason for mismatch in verdict.mismatches)
-                problems.append(f"{where}: the alternate answer fails the judge: {reasons}")
-            if not must_pass and verdict.passed:
-                problems.append(f"{where}: the wrong answer passes the judge ({sample.why})")
+            problems.extend(_sample_verdict_problems(where, kind, sample, verdict))
+
+
+def _sample_verdict_problems(where: str, kind: str, sample: SampleAnswer, verdict: StepVerdict) -> list[str]:
+    if kind == "alternates" and not verdict.passed:
+        reasons = "; ".join(mismatch.reason for mismatch in verdict.mismatches)
+        return [f"{where}: the alternate answer fails the judge: {reasons}"]
+    if kind == "wrong" and verdict.passed:
+        return [f"{where}: the wrong answer passes the judge ({sample.why})"]
+    return []
 
 
 def _check_reference(

@@ -99,41 +99,53 @@ def _step_notes(step: Step) -> Any:
     return step.answer
 
 
-def _case_changes(old_suite: Suite, old: Case, new_suite: Suite, new: Case) -> list[Change]:
-    changes: list[Change] = []
-
-    def add(kind: Kind, what: str) -> None:
-        changes.append(Change(case=new.id, kind=kind, what=what, bump=KIND_BUMP[kind]))
-
+def _request_changes(old_suite: Suite, old: Case, new_suite: Suite, new: Case) -> list[tuple[Kind, str]]:
+    """What the case sends that changed, outside its steps: messages, the tools offered, their schemas."""
+    found: list[tuple[Kind, str]] = []
     if _plain(old.messages) != _plain(new.messages):
-        add("request", "messages")
+        found.append(("request", "messages"))
     if old.tools != new.tools:
-        add("request", "tools offered")
+        found.append(("request", "tools offered"))
     old_tools = {tool.name: _plain(tool) for tool in old_suite.offered_tools(old)}
     for tool in new_suite.offered_tools(new):
         if tool.name in old_tools and old_tools[tool.name] != _plain(tool):
-            add("request", f"tool {tool.name} (schema or description)")
-    for index in range(max(len(old.steps), len(new.steps))):
+            found.append(("request", f"tool {tool.name} (schema or description)"))
+    return found
+
+
+def _step_changes(where: str, old: Step, new: Step) -> list[tuple[Kind, str]]:
+    found: list[tuple[Kind, str]] = []
+    if _step_request(old) != _step_request(new):
+        found.append(("request", f"{where} scripted results"))
+    if _step_checks(old) != _step_checks(new):
+        found.append(("checks", f"{where} expected calls or checks"))
+    if _step_notes(old) != _step_notes(new):
+        found.append(("notes", f"{where} answers, wrong answers or alternates"))
+    return found
+
+
+def _steps_changes(old: list[Step], new: list[Step]) -> list[tuple[Kind, str]]:
+    found: list[tuple[Kind, str]] = []
+    for index in range(max(len(old), len(new))):
         where = f"steps[{index}]"
-        if index >= len(old.steps) or index >= len(new.steps):
-            add("checks", f"{where} {'added' if index >= len(old.steps) else 'removed'}")
-            continue
-        a, b = old.steps[index], new.steps[index]
-        if _step_request(a) != _step_request(b):
-            add("request", f"{where} scripted results")
-        if _step_checks(a) != _step_checks(b):
-            add("checks", f"{where} expected calls or checks")
-        if _step_notes(a) != _step_notes(b):
-            add("notes", f"{where} answers, wrong answers or alternates")
+        if index >= len(old) or index >= len(new):
+            found.append(("checks", f"{where} {'added' if index >= len(old) else 'removed'}"))
+        else:
+            found.extend(_step_changes(where, old[index], new[index]))
+    return found
+
+
+def _case_changes(old_suite: Suite, old: Case, new_suite: Suite, new: Case) -> list[Change]:
+    found = [*_request_changes(old_suite, old, new_suite, new), *_steps_changes(old.steps, new.steps)]
     if old.note != new.note:
-        add("notes", "note")
+        found.append(("notes", "note"))
     if old.group != new.group:
-        add("checks", f"group {old.group} -> {new.group}")
-    return changes
+        found.append(("checks", f"group {old.group} -> {new.group}"))
+    return [Change(case=new.id, kind=kind, what=what, bump=KIND_BUMP[kind]) for kind, what in found]
 
 
-def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
-    """Every change from `old` to `new`, in new's case order (removed cases last), and the bump required."""
+def _suite_changes(old: Suite, new: Suite) -> list[Change]:
+    """Changes to the suite's own fields: its name, system prompt and declared counts."""
     changes: list[Change] = []
     if old.name != new.name:
         changes.append(
@@ -143,18 +155,26 @@ def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
         changes.append(Change(case="suite", kind="suite", what="system prompt", bump="minor"))
     if old.counts != new.counts:
         changes.append(Change(case="suite", kind="suite", what="declared counts", bump="patch"))
+    return changes
+
+
+def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
+    """Every change from `old` to `new`, in new's case order (removed cases last), and the bump required."""
+    changes = _suite_changes(old, new)
     old_by_id = {case.id: case for case in old.cases}
-    new_ids = {case.id for case in new.cases}
     for case in new.cases:
         before = old_by_id.get(case.id)
         if before is None:
             changes.append(Change(case=case.id, kind="added", what="case added", bump="minor"))
         else:
             changes.extend(_case_changes(old, before, new, case))
-    for case in old.cases:
-        if case.id not in new_ids:
-            changes.append(Change(case=case.id, kind="removed", what="case removed", bump="major"))
-    required = max((change.bump for change in changes), key=BUMP_ORDER.index, default="none")
+    new_ids = {case.id for case in new.cases}
+    changes.extend(
+        Change(case=case.id, kind="removed", what="case removed", bump="major")
+        for case in old.cases
+        if case.id not in new_ids
+    )
+    required = max((change.bump for change in changes), key=BUMP_ORDER.index, default=BUMP_ORDER[0])
     return SuiteDiff(
         old_version=old.version,
         new_version=new.version,
@@ -164,14 +184,9 @@ def diff_suites(old: Suite, new: Suite) -> SuiteDiff:
     )
 
 
-def _parts(version: str) -> tuple[int, int, int]:
-    major, minor, patch = version.split("-")[0].split("+")[0].split(".")
-    return int(major), int(minor), int(patch)
-
-
 def next_version(old: str, bump: Bump) -> str:
     """The version `bump` makes of `old` (`old` itself for none)."""
-    major, minor, patch = _parts(old)
+    major, minor, patch = version_order(old)
     return {
         "none": old,
         "patch": f"{major}.{minor}.{patch + 1}",

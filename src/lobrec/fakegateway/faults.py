@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from lobrec.fakegateway.wire import FakeReply
+from lobrec.fakegateway.completions import FakeReply
 
 Fault = Literal[
     "400",

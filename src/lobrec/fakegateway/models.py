@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
 from lobrec.core.jsonvalue import json_type
-from lobrec.core.suite import CallStep, Case, NoCallStep, Suite
+from lobrec.core.suite import CallStep, Case, NoCallStep, SampleAnswer, Suite
 from lobrec.errors import ConfigError
-from lobrec.fakegateway.wire import (
+from lobrec.fakegateway.completions import (
     ChatCall,
     FakeReply,
     Turn,
@@ -86,6 +86,15 @@ def _prefix_matches(messages: list[dict[str, Any]], offset: int, case: Case) -> 
     )
 
 
+def _case_offset(messages: list[dict[str, Any]], case: Case) -> int | None:
+    """Where the case's messages start in the request (0, or 1 after a system prompt), or None."""
+    if not case.messages:
+        return None
+    skip_system = messages[0].get("role") == "system" and case.messages[0].role != "system"
+    offset = 1 if skip_system else 0
+    return offset if _prefix_matches(messages, offset, case) else None
+
+
 def locate(suite: Suite, messages: list[dict[str, Any]]) -> Location | None:
     """Find the case whose messages start the request, and the step asked for.
 
@@ -93,19 +102,16 @@ def locate(suite: Suite, messages: list[dict[str, Any]]) -> Location | None:
     system message is skipped when the case does not start with one. The step is the number of
     assistant turns after the case's messages. The longest matching case wins.
     """
-    best: tuple[int, Case, int] | None = None
+    best: tuple[Case, int] | None = None
     for case in suite.cases:
-        if not case.messages:
-            continue
-        skip_system = messages[0].get("role") == "system" and case.messages[0].role != "system"
-        offset = 1 if skip_system else 0
-        if _prefix_matches(messages, offset, case) and (best is None or len(case.messages) > best[0]):
-            best = (len(case.messages), case, offset)
+        offset = _case_offset(messages, case)
+        if offset is not None and (best is None or len(case.messages) > len(best[0].messages)):
+            best = (case, offset)
     if best is None:
         return None
-    length, case, offset = best
-    step = sum(1 for message in messages[offset + length :] if message.get("role") == "assistant")
-    return Location(case=case, step=step)
+    case, offset = best
+    asked = messages[offset + len(case.messages) :]
+    return Location(case=case, step=sum(1 for message in asked if message.get("role") == "assistant"))
 
 
 # --- scripted models ------------------------------------------------------------------------------
@@ -166,11 +172,8 @@ def _made_up(name: str, taken: set[str]) -> str:
 _WRONG_VALUES: tuple[Any, ...] = (12345, "not-a-number", True, ["unexpected"], {"unexpected": 1}, None)
 
 
-def break_schema(arguments: dict[str, Any], parameters: dict[str, Any]) -> str:
-    """Arguments with the first one's value of a type its schema does not allow (`[]` if none)."""
-    if not arguments:
-        return "[]"
-    key = next(iter(arguments))
+def _allowed_types(parameters: dict[str, Any], key: str, value: Any) -> set[str]:
+    """The JSON types the schema lets argument `key` take (the value's own when it declares none)."""
     properties = parameters.get("properties")
     schema = properties.get(key) if isinstance(properties, dict) else None
     declared = schema.get("type") if isinstance(schema, dict) else None
@@ -179,13 +182,67 @@ def break_schema(arguments: dict[str, Any], parameters: dict[str, Any]) -> str:
     elif isinstance(declared, list):
         allowed = {kind for kind in declared if isinstance(kind, str)}
     else:
-        allowed = {json_type(arguments[key])}
+        allowed = {json_type(value)}
     if "number" in allowed:
         allowed.add("integer")
+    return allowed
+
+
+def break_schema(arguments: dict[str, Any], parameters: dict[str, Any]) -> str:
+    """Arguments with the first one's value of a type its schema does not allow (`[]` if none)."""
+    if not arguments:
+        return "[]"
+    key = next(iter(arguments))
+    allowed = _allowed_types(parameters, key, arguments[key])
     for wrong in _WRONG_VALUES:
         if json_type(wrong) not in allowed:
             return _arguments({**arguments, key: wrong})
     return "[]"
+
+
+def _needless_call(offered: Sequence[str]) -> Turn:
+    """A call where none is due: to the first tool offered (a made-up one when none is)."""
+    return Turn(calls=[(offered[0] if offered else MADE_UP_FALLBACK, "{}")])
+
+
+def _made_up_name(suite: Suite, step: CallStep, offered: Sequence[str], turn: Turn) -> Turn:
+    taken = set(offered) | {tool.name for tool in suite.tools}
+    return Turn(calls=[(_made_up(step.calls[0].name, taken), turn.calls[0][1]), *turn.calls[1:]])
+
+
+def _wrong_tool(suite: Suite, step: CallStep, offered: Sequence[str], turn: Turn) -> Turn:
+    """The first call's arguments sent to another tool offered (a made-up one when none is)."""
+    expected_names = {call.name for call in step.calls}
+    others = [name for name in offered if name not in expected_names]
+    if not others:
+        return _made_up_name(suite, step, offered, turn)
+    return Turn(calls=[(others[0], turn.calls[0][1]), *turn.calls[1:]])
+
+
+def _not_json(suite: Suite, step: CallStep, offered: Sequence[str], turn: Turn) -> Turn:
+    name, arguments = turn.calls[0]
+    return Turn(calls=[(name, arguments[: len(arguments) // 2]), *turn.calls[1:]])
+
+
+def _schema_break(suite: Suite, step: CallStep, offered: Sequence[str], turn: Turn) -> Turn:
+    first = step.calls[0]
+    tool = suite.tool(first.name)
+    parameters = tool.function.parameters if tool is not None else {}
+    return Turn(calls=[(first.name, break_schema(first.answer, parameters)), *turn.calls[1:]])
+
+
+def _parallel_split(suite: Suite, step: CallStep, offered: Sequence[str], turn: Turn) -> Turn:
+    return Turn(calls=turn.calls[:1])
+
+
+_MISTAKES: dict[SloppyBehaviour, Callable[[Suite, CallStep, Sequence[str], Turn], Turn]] = {
+    "wrong_tool": _wrong_tool,
+    "made_up_name": _made_up_name,
+    "not_json": _not_json,
+    "schema_break": _schema_break,
+    "parallel_split": _parallel_split,
+}
+"""Each mistake at a call step; `correct` and `needless_call` leave a call step's turn as it is."""
 
 
 def sloppy_turn(suite: Suite, location: Location, offered: Sequence[str], behaviour: SloppyBehaviour) -> Turn:
@@ -194,27 +251,10 @@ def sloppy_turn(suite: Suite, location: Location, offered: Sequence[str], behavi
     if behaviour == "correct" or location.step >= len(location.case.steps):
         return turn
     step = location.case.steps[location.step]
-    taken = set(offered) | {tool.name for tool in suite.tools}
     if isinstance(step, NoCallStep):
-        return Turn(calls=[(offered[0] if offered else MADE_UP_FALLBACK, "{}")])
-    assert isinstance(step, CallStep)
-    first, arguments = step.calls[0], turn.calls[0][1]
-    rest = turn.calls[1:]
-    expected_names = {call.name for call in step.calls}
-    others = [name for name in offered if name not in expected_names]
-    if behaviour == "wrong_tool" and others:
-        return Turn(calls=[(others[0], arguments), *rest])
-    if behaviour in ("wrong_tool", "made_up_name"):
-        return Turn(calls=[(_made_up(first.name, taken), arguments), *rest])
-    if behaviour == "not_json":
-        return Turn(calls=[(first.name, arguments[: len(arguments) // 2]), *rest])
-    if behaviour == "schema_break":
-        tool = suite.tool(first.name)
-        parameters = tool.function.parameters if tool is not None else {}
-        return Turn(calls=[(first.name, break_schema(first.answer, parameters)), *rest])
-    if behaviour == "parallel_split":
-        return Turn(calls=turn.calls[:1])
-    return turn
+        return _needless_call(offered)
+    mistake = _MISTAKES.get(behaviour)
+    return turn if mistake is None else mistake(suite, step, offered, turn)
 
 
 def plausible_turn(location: Location) -> Turn | None:
@@ -229,7 +269,11 @@ def plausible_turn(location: Location) -> Turn | None:
     step = location.case.steps[location.step]
     if not isinstance(step, CallStep) or not step.wrong:
         return None
-    sample = step.wrong[_digest(f"{location.case.id}/{location.step}")[0] % len(step.wrong)]
+    return _sample_turn(step.wrong[_digest(f"{location.case.id}/{location.step}")[0] % len(step.wrong)])
+
+
+def _sample_turn(sample: SampleAnswer) -> Turn:
+    """A hand-written sample answer as the model's turn (`"Done."` when it makes no call)."""
     if not sample.calls:
         return Turn(content=DONE)
     return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
@@ -274,12 +318,7 @@ def flaky_turn(location: Location, run: int) -> Turn | None:
     step = location.case.steps[0] if location.case.steps else None
     if not isinstance(step, CallStep):
         return None
-    if not step.wrong:
-        return Turn(content=SILENT_REPLY)
-    sample = step.wrong[0]
-    if not sample.calls:
-        return Turn(content=DONE)
-    return Turn(calls=[(call.name, _arguments(call.arguments)) for call in sample.calls])
+    return _sample_turn(step.wrong[0]) if step.wrong else Turn(content=SILENT_REPLY)
 
 
 def routed_misses(model: str, case_id: str) -> bool:
@@ -297,36 +336,70 @@ def routed_turn(location: Location, offered: Sequence[str], model: str) -> Turn 
     if model == BETA:
         return Turn(content=SILENT_REPLY) if isinstance(step, CallStep) else None
     if isinstance(step, NoCallStep):
-        return Turn(calls=[(offered[0] if offered else MADE_UP_FALLBACK, "{}")])
+        return _needless_call(offered)
     return plausible_turn(location)
 
 
+class _Asked(NamedTuple):
+    """A request as a scripted model sees it: the case it is (if any) and which run of it."""
+
+    suite: Suite
+    call: ChatCall
+    model: str
+    location: Location | None
+    run: int
+
+
+def _routed(asked: _Asked) -> Turn | None:
+    if asked.location is None:
+        return None
+    return routed_turn(asked.location, asked.call.tool_names, asked.model)
+
+
+def _silent(asked: _Asked) -> Turn | None:
+    return Turn(content=SILENT_REPLY)
+
+
+def _eager(asked: _Asked) -> Turn | None:
+    if not asked.call.tool_names:
+        return Turn(content=NO_TOOLS_OFFERED)
+    return Turn(calls=[(asked.call.tool_names[0], "{}")])
+
+
+def _plausible(asked: _Asked) -> Turn | None:
+    return None if asked.location is None else plausible_turn(asked.location)
+
+
+def _flaky(asked: _Asked) -> Turn | None:
+    return None if asked.location is None else flaky_turn(asked.location, asked.run)
+
+
+def _sloppy(asked: _Asked) -> Turn | None:
+    if asked.location is None:
+        return None
+    behaviour, strike = sloppy_plan(asked.location.case)
+    if asked.location.step != strike:
+        return None
+    return sloppy_turn(asked.suite, asked.location, asked.call.tool_names, behaviour)
+
+
+_SCRIPTS: dict[str, Callable[[_Asked], Turn | None]] = {
+    ALPHA: _routed,
+    BETA: _routed,
+    SILENT: _silent,
+    EAGER: _eager,
+    PLAUSIBLE: _plausible,
+    FLAKY: _flaky,
+    SLOPPY: _sloppy,
+}
+"""Each model's own turn, None where it answers as the oracle; a model not listed always does."""
+
+
 def _script(suite: Suite, call: ChatCall, model: str, location: Location | None, run: int) -> Turn:
-    if model == AUTO:
-        return _script(suite, call, _served_model(model, location), location, run)
-    if model in AUTO_CHOICES and location is not None:
-        turn = routed_turn(location, call.tool_names, model)
-        if turn is not None:
-            return turn
-    if model == SILENT:
-        return Turn(content=SILENT_REPLY)
-    if model == EAGER:
-        if not call.tool_names:
-            return Turn(content=NO_TOOLS_OFFERED)
-        return Turn(calls=[(call.tool_names[0], "{}")])
-    if model == PLAUSIBLE and location is not None:
-        turn = plausible_turn(location)
-        if turn is not None:
-            return turn
-    if model == FLAKY and location is not None:
-        turn = flaky_turn(location, run)
-        if turn is not None:
-            return turn
-    if model == SLOPPY and location is not None:
-        behaviour, strike = sloppy_plan(location.case)
-        if location.step == strike:
-            return sloppy_turn(suite, location, call.tool_names, behaviour)
-    return oracle_turn(location)
+    served = _served_model(model, location)  # `auto` answers as the model it routes to
+    script = _SCRIPTS.get(served)
+    turn = None if script is None else script(_Asked(suite, call, served, location, run))
+    return oracle_turn(location) if turn is None else turn
 
 
 # --- the answer -----------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 import msgspec
 
 from lobrec.errors import ConfigError
-from lobrec.fakegateway.wire import FakeReply, error_reply
+from lobrec.fakegateway.completions import FakeReply, error_reply
 
 EPSILON = 1e-9
 """Slack for float refills: 1/3 s at 3 per second must make a whole token, not 0.999..."""

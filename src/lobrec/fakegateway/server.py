@@ -29,6 +29,15 @@ import msgspec
 
 from lobrec.core.suite import Suite
 from lobrec.errors import ConfigError
+from lobrec.fakegateway.completions import (
+    CREATED,
+    FakeReply,
+    error_reply,
+    json_bytes,
+    json_reply,
+    parse_request,
+    status_fault_reply,
+)
 from lobrec.fakegateway.faults import (
     NOT_COMPLETION_BODY,
     NOT_JSON_BODY,
@@ -42,15 +51,6 @@ from lobrec.fakegateway.faults import (
 )
 from lobrec.fakegateway.models import FLAKY, MODELS, answer, locate, scripted_as
 from lobrec.fakegateway.ratelimit import RateLimit, RateLimiter, checked_limit, rate_limited_reply
-from lobrec.fakegateway.wire import (
-    CREATED,
-    FakeReply,
-    error_reply,
-    json_bytes,
-    json_reply,
-    parse_request,
-    status_fault_reply,
-)
 
 CHAT_PATHS = ("/v1/chat/completions", "/api/gateway/v1/chat/completions")
 MODELS_PATHS = ("/v1/models", "/api/gateway/v1/models")
@@ -355,8 +355,8 @@ class FakeGateway:
         """The base URL to give a client, ending in `/v1`."""
         if self._server is None:
             raise RuntimeError("the fake gateway is not bound yet; call start()")
-        host = self._server.server_address[0]
-        if ":" in str(host):
+        host = str(self._server.server_address[0])  # an AF_INET or AF_INET6 server's: a str
+        if ":" in host:
             host = f"[{host}]"
         return f"http://{host}:{self.port}/v1"
 

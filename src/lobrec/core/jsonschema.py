@@ -140,7 +140,7 @@ def _length(schema: dict[str, Any], keyword: str, where: str) -> int | None:
 def _bound(schema: dict[str, Any], keyword: str, where: str) -> int | float | None:
     if keyword not in schema:
         return None
-    value = schema[keyword]
+    value: int | float = schema[keyword]
     if not is_number(value) or value != value or value in (float("inf"), float("-inf")):
         raise _malformed(keyword, where, "a finite number", value)
     return value
@@ -173,42 +173,66 @@ def _compile(schema: Any, where: str) -> _Check:
     unknown = sorted(key for key in schema if key not in _KEYWORDS and key not in _ANNOTATIONS)
     if unknown:
         raise SchemaError(f"unsupported keyword {unknown[0]!r} at {where}")
-
-    checks: list[_Check] = []
     types = _types(schema, where)
+    checks = [check for rule in _RULES if (check := rule(schema, where)) is not None]
+    return _node_check(types, checks)
 
-    if "const" in schema:
-        checks.append(_const_check(schema["const"]))
-    if "enum" in schema:
-        options = schema["enum"]
-        if not isinstance(options, list):
-            raise _malformed("enum", where, "an array", options)
-        # `enum: []` is a legal schema that no value satisfies (JSON Schema's own test suite says so).
-        checks.append(_enum_check(options) if options else _empty_enum)
 
+# --- one rule per group of keywords: the check they make together, or None when they make none ---
+
+
+def _const_rule(schema: dict[str, Any], where: str) -> _Check | None:
+    return _const_check(schema["const"]) if "const" in schema else None
+
+
+def _enum_rule(schema: dict[str, Any], where: str) -> _Check | None:
+    if "enum" not in schema:
+        return None
+    options = schema["enum"]
+    if not isinstance(options, list):
+        raise _malformed("enum", where, "an array", options)
+    # `enum: []` is a legal schema that no value satisfies (JSON Schema's own test suite says so).
+    return _enum_check(options) if options else _empty_enum
+
+
+def _number_rule(schema: dict[str, Any], where: str) -> _Check | None:
     minimum, maximum = _bound(schema, "minimum", where), _bound(schema, "maximum", where)
-    if minimum is not None or maximum is not None:
-        checks.append(_number_check(minimum, maximum))
+    if minimum is None and maximum is None:
+        return None
+    return _number_check(minimum, maximum)
 
+
+def _string_rule(schema: dict[str, Any], where: str) -> _Check | None:
     min_length, max_length = _length(schema, "minLength", where), _length(schema, "maxLength", where)
     regex = None
     if "pattern" in schema:
         if not isinstance(schema["pattern"], str):
             raise _malformed("pattern", where, "a string", schema["pattern"])
         regex = _compile_pattern(schema["pattern"], where)
-    if min_length is not None or max_length is not None or regex is not None:
-        checks.append(_string_check(min_length, max_length, regex, schema.get("pattern", "")))
+    if min_length is None and max_length is None and regex is None:
+        return None
+    return _string_check(min_length, max_length, regex, schema.get("pattern", ""))
 
+
+def _array_rule(schema: dict[str, Any], where: str) -> _Check | None:
     min_items, max_items = _length(schema, "minItems", where), _length(schema, "maxItems", where)
     items = _compile(schema["items"], f"{where}.items") if "items" in schema else _accept
-    if min_items is not None or max_items is not None or items is not _accept:
-        checks.append(_array_check(min_items, max_items, items))
+    if min_items is None and max_items is None and items is _accept:
+        return None
+    return _array_check(min_items, max_items, items)
 
+
+def _required(schema: dict[str, Any], where: str) -> list[str]:
     required = schema.get("required", [])
     if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
         raise _malformed("required", where, "an array of strings", required)
     if len(set(required)) != len(required):
         raise _malformed("required", where, "an array of distinct strings", required)
+    return required
+
+
+def _object_rule(schema: dict[str, Any], where: str) -> _Check | None:
+    required = _required(schema, where)
     properties = schema.get("properties", {})
     if not isinstance(properties, dict):
         raise _malformed("properties", where, "an object whose values are schemas", properties)
@@ -223,9 +247,19 @@ def _compile(schema: Any, where: str) -> _Check:
         or any(check is not _accept for check in compiled.values())
         or additional not in (None, _accept)
     ):
-        checks.append(_object_check(required, compiled, additional))
+        return _object_check(required, compiled, additional)
+    return None
 
-    return _node_check(types, checks)
+
+_RULES: tuple[Callable[[dict[str, Any], str], _Check | None], ...] = (
+    _const_rule,
+    _enum_rule,
+    _number_rule,
+    _string_rule,
+    _array_rule,
+    _object_rule,
+)
+"""In the order their checks run, which is the order of a value's errors (`validate`)."""
 
 
 def _node_check(types: list[str] | None, checks: list[_Check]) -> _Check:

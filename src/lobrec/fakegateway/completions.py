@@ -89,6 +89,47 @@ def _bad_request(message: str) -> FakeReply:
 # --- reading a request ----------------------------------------------------------------------------
 
 
+def _model_problem(data: dict[str, Any]) -> str | None:
+    model = data.get("model")
+    if not isinstance(model, str) or not model:
+        return "`model` is required and must be a non-empty string."
+    return None
+
+
+def _messages_problem(data: dict[str, Any]) -> str | None:
+    messages = data.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "`messages` is required and must be a non-empty array."
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            return f"`messages[{index}]` must be an object with a string `role`."
+    return None
+
+
+def _tool_name(tool: Any) -> str | None:
+    function = tool.get("function") if isinstance(tool, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _tools_problem(data: dict[str, Any]) -> str | None:
+    tools = data.get("tools", [])
+    if not isinstance(tools, list):
+        return "`tools` must be an array."
+    for index, tool in enumerate(tools):
+        if _tool_name(tool) is None:
+            return f"`tools[{index}].function.name` is required and must be a string."
+    return None
+
+
+def _stream_problem(data: dict[str, Any]) -> str | None:
+    return "Streaming is not supported by the fake gateway." if data.get("stream") else None
+
+
+_REQUEST_RULES = (_model_problem, _messages_problem, _tools_problem, _stream_problem)
+"""What a real API checks in a request body, in the order it reports the first problem."""
+
+
 def parse_request(body: bytes) -> ChatCall | FakeReply:
     """Validate a request body like a real API: a JSON object with `model` and `messages`.
 
@@ -100,29 +141,15 @@ def parse_request(body: bytes) -> ChatCall | FakeReply:
         return _bad_request("The request body is not valid JSON.")
     if not isinstance(data, dict):
         return _bad_request("The request body must be a JSON object.")
-    model = data.get("model")
-    if not isinstance(model, str) or not model:
-        return _bad_request("`model` is required and must be a non-empty string.")
-    messages = data.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return _bad_request("`messages` is required and must be a non-empty array.")
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
-            return _bad_request(f"`messages[{index}]` must be an object with a string `role`.")
-    tools = data.get("tools", [])
-    if not isinstance(tools, list):
-        return _bad_request("`tools` must be an array.")
-    tool_names: list[str] = []
-    for index, tool in enumerate(tools):
-        function = tool.get("function") if isinstance(tool, dict) else None
-        name = function.get("name") if isinstance(function, dict) else None
-        if not isinstance(name, str):
-            return _bad_request(f"`tools[{index}].function.name` is required and must be a string.")
-        tool_names.append(name)
-    if data.get("stream"):
-        return _bad_request("Streaming is not supported by the fake gateway.")
+    for rule in _REQUEST_RULES:
+        problem = rule(data)
+        if problem is not None:
+            return _bad_request(problem)
     return ChatCall(
-        model=model, messages=messages, tool_names=tool_names, has_temperature="temperature" in data
+        model=data["model"],
+        messages=data["messages"],
+        tool_names=[name for tool in data.get("tools", []) if (name := _tool_name(tool)) is not None],
+        has_temperature="temperature" in data,
     )
 
 

@@ -1,0 +1,74 @@
+"""What a user reads after a run that did not judge everything: why cases errored, and the command
+that records what is left (every word shell-quoted, so it can be pasted)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lobrec.cli._output import shell_command
+
+if TYPE_CHECKING:
+    from lobrec.core.results import CaseResult, ModelResult, RunResult
+
+
+def resume_command(
+    models: list[str],
+    base_url: str | None,
+    cassettes: Path,
+    suite_path: Path | None,
+    cases: list[str],
+    *,
+    missing: bool = True,
+    flags: Sequence[str] = (),
+) -> str:
+    """The command that records what this run did not finish, with the run's own options
+    (`flags`: the others that shape the run, such as `--repeat 3` or `--max-cost 5`)."""
+    words = ["lobrec", "record"]
+    for model in dict.fromkeys(models):
+        words += ["--model", model]
+    if base_url:
+        words += ["--base-url", base_url]
+    words += ["--cassettes", str(cassettes)]
+    if suite_path is not None:
+        words += ["--suite", str(suite_path)]
+    for case_id in cases:
+        words += ["--case", case_id]
+    return shell_command(*words, *flags, *(["--missing"] if missing else []))
+
+
+SHOWN_IDS = 5
+"""Case ids named in one errored-reason line before the rest are counted."""
+
+
+def errored_summary(run: RunResult) -> list[str]:
+    """Why cases errored, one line per model and distinct reason, with the first few case ids.
+
+    The reasons are in the results file too, but a user at a terminal must not have to open it to
+    learn that the model name was misspelt or the port was wrong.
+    """
+    lines = []
+    for model in run.models:
+        by_reason = _errored_by_reason(model)
+        for reason, ids in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
+            shown = ", ".join(ids[:SHOWN_IDS])
+            more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+            noun = "case" if len(ids) == 1 else "cases"
+            lines.append(f"{model.model}: {len(ids)} {noun} errored ({shown}{more}): {reason}")
+    return lines
+
+
+def _errored_by_reason(model: ModelResult) -> dict[str, list[str]]:
+    """The errored cases of every run of `model` by reason: a case that errored only in run 2 is
+    named too, as `id (run 2)`."""
+    runs: list[tuple[int, list[CaseResult]]] = [(1, model.cases)]
+    if model.repeats is not None:
+        runs += [(per_run.run, per_run.cases) for per_run in model.repeats.per_run if per_run.run > 1]
+    by_reason: dict[str, list[str]] = {}
+    for number, cases in runs:
+        for case in cases:
+            if case.status == "errored":
+                label = case.id if number == 1 else f"{case.id} (run {number})"
+                by_reason.setdefault(case.reason or "no reason recorded", []).append(label)
+    return by_reason

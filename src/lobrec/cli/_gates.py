@@ -1,0 +1,59 @@
+"""The gates a run must pass (`--fail-under`, `--max-errored`, and those a command adds), printed
+one line each, and the exit code that wins (`GATE_ORDER`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import typer
+
+from lobrec.cli._exits import Exit
+from lobrec.cli._output import fail, say
+
+if TYPE_CHECKING:
+    from lobrec.core.gates import Allowance
+    from lobrec.core.results import RunResult
+
+
+GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+"""When several gates fail, the first of these wins: the less of a model was judged, the more its
+code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
+
+
+def check_gates(
+    run: RunResult,
+    *,
+    fail_under: float | None,
+    max_errored: str | None,
+    failed: Sequence[tuple[Exit, str]] = (),
+    excused: dict[str, int] | None = None,
+) -> None:
+    """Print every gate the run fails, one line each, then exit with the code that wins
+    (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
+    started), `excused` the errored cases per model those already answer for."""
+    from lobrec.core.gates import failed_gates
+    from lobrec.reports._format import percent
+
+    codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
+    found = [*failed]
+    for failure in failed_gates(
+        run, fail_under=fail_under, allowance=allowance(max_errored), excused=excused, shown=percent
+    ):
+        found.append((codes[failure.gate], failure.line))
+    for _, line in found:
+        say(f"gate failed: {line}")
+    if found:
+        raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
+
+
+def allowance(text: str | None) -> Allowance:
+    """`--max-errored` parsed (none given: no errored case is allowed), or a one-line error."""
+    from lobrec.core.gates import NO_ERRORS, parse_allowance
+
+    if text is None:
+        return NO_ERRORS
+    try:
+        return parse_allowance(text)
+    except ValueError as exc:
+        raise fail(str(exc)) from None

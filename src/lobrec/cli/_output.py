@@ -1,0 +1,51 @@
+"""The one printer of every `lobrec` command: messages to stderr, output to stdout, outside data
+spelled out so a terminal shows it instead of obeying it."""
+
+from __future__ import annotations
+
+import typer
+
+from lobrec.cli._exits import Exit
+
+
+def plain(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every character a terminal could obey (ESC, BEL, C1 codes, bidi overrides,
+    line breaks) spelled out as `\\x1b`, so outside data is shown, never run. With
+    `keep_newlines`, `\\n` stays a line break (a multi-line message shown in full)."""
+    return "".join(
+        ch if ch.isprintable() or (keep_newlines and ch == "\n") else repr(ch)[1:-1] for ch in text
+    )
+
+
+def say(message: str, *, output: bool = False) -> None:
+    """The one printer of lines that carry outside data (model names, case ids, paths, reasons).
+
+    A message goes to stderr as one `lobrec: ...` line, its white space folded. With `output`,
+    the text is the command's own output (a finding, a problem, a diff): it goes to stdout line
+    by line, indentation kept. Either way every other control character is spelled out, so a
+    model folder named with escape sequences shows them as text instead of running them.
+    """
+    if output:
+        for line in message.split("\n"):
+            typer.echo(plain(line))
+        return
+    typer.echo(f"lobrec: {plain(' '.join(message.split()))}", err=True)
+
+
+def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
+    """Print one line to stderr and return the Exit to raise."""
+    say(message)
+    return typer.Exit(code)
+
+
+def shell_command(*words: str) -> str:
+    """A command line a user can paste: every word shell-quoted (a model name cannot run code)."""
+    import shlex
+
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def os_error_line(exc: OSError) -> str:
+    """A failed file operation (disk full, read-only folder, a file where a folder belongs) in one line."""
+    where = exc.filename if exc.filename is not None else "a file"
+    return f"{where}: {exc.strerror or exc}; nothing partial was left behind"

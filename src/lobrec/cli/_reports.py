@@ -1,0 +1,222 @@
+"""Writing a run's reports: to files (never through a link, never half written) or to stdout, and
+the leaderboard to the terminal, so `lobrec rescore cassettes/ --markdown - > report.md` works."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from lobrec.cli._advice import errored_summary
+from lobrec.cli._gates import allowance
+from lobrec.cli._output import fail, say
+from lobrec.cli._running import interruptible_reports
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from lobrec.cli._options import Outputs
+    from lobrec.core.results import RunResult
+    from lobrec.core.suite import Suite
+
+PIPED_WIDTH = 1000
+"""Columns for reports when output is not a terminal (a CI log, a pipe) and COLUMNS does not say:
+a log has no width of its own, so the tables are laid out whole (rich's default 80, or any fixed
+width, would put columns of the leaderboard into a second table)."""
+
+
+def report_console(*, stderr: bool = False) -> Console:
+    """A rich Console for reports: the terminal's width; when piped, COLUMNS if set (the width CI
+    gives), else PIPED_WIDTH."""
+    from rich.console import Console
+
+    console = Console(stderr=stderr)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        console.width = PIPED_WIDTH
+    return console
+
+
+REPORT_FILE_NAMES = {
+    "--json": "results.json",
+    "--markdown": "report.md",
+    "--html": "report.html",
+    "--csv": "steps.csv",
+    "--jsonl": "steps.jsonl",
+    "--junit": "junit.xml",
+    "--summary": "summary.md",
+}
+"""The file name a folder given to each report option is told to add (`--html out` → out/report.html)."""
+
+
+def _real_folder(path: Path) -> bool:
+    """A folder given as a report file; a link to one is refused as a link (`lobrec.files.check_output`)."""
+    return path.is_dir() and not path.is_symlink()
+
+
+def _folder_problem(option: str | None, target: str, example: str | None = None) -> str:
+    """`--html out: is a folder; give the report a file name (e.g. out/report.html)`: the name
+    suggested matches the option."""
+    name = example or REPORT_FILE_NAMES.get(option or "", "results.json")
+    where = f"{option} {target}" if option else target
+    return f"{where}: is a folder; give the report a file name (e.g. {Path(target) / name})"
+
+
+def check_report_targets(targets: Mapping[str, str | None]) -> None:
+    """Refuse, before a record spends anything, a report option given an existing folder
+    (`{"html": "out"}`); after a run, `emit_reports` still writes the other reports."""
+    for name, target in targets.items():
+        if target and target != "-" and _real_folder(Path(target)):
+            raise fail(_folder_problem(f"--{name}", target))
+
+
+def one_stdout(targets: Mapping[str, str | None]) -> None:
+    """Refuse, before anything runs, two reports given `-`: both would write to stdout, interleaved.
+    `targets` maps each option (`csv` for `--csv`) to its target."""
+    to_stdout = [f"--{name}" for name, target in targets.items() if target == "-"]
+    if len(to_stdout) > 1:
+        raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
+
+
+def append_report(target: str, text: str) -> None:
+    """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
+    (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote (`lobrec.files.append_output`)."""
+    from lobrec.errors import LobrecError
+    from lobrec.files import append_output
+
+    if target == "-":
+        write_report(target, text)
+        return
+    if _real_folder(Path(target)):
+        raise fail(_folder_problem("--summary", target))
+    try:  # a lone surrogate is spelled out, as `write_report` spells it
+        append_output(Path(target), text.encode("utf-8", "backslashreplace"), LobrecError)
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+
+
+def write_report(target: str, text: str, option: str | None = None, example: str | None = None) -> None:
+    """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
+    device (`lobrec.files.check_output`). `option` and `example` name the option and the file name
+    to suggest when `target` is a folder."""
+    # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
+    # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
+    data = text.encode("utf-8", "backslashreplace")
+    if target == "-":
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    from lobrec.errors import LobrecError
+    from lobrec.files import check_output, write_atomic
+
+    path = Path(target)
+    if _real_folder(path):
+        raise fail(_folder_problem(option, target, example))
+    try:
+        check_output(path, LobrecError)
+        write_atomic(path, data)  # a kill mid-write leaves no half report
+    except LobrecError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+
+
+def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str]]:
+    """Each report by its option's name (`json` for `--json`), built only when asked for."""
+    from lobrec.core.results import encode_results
+
+    def markdown() -> str:
+        from lobrec.reports.markdown import render_markdown
+
+        return render_markdown(run)
+
+    def html() -> str:
+        from lobrec.reports.html import render_html
+
+        return render_html(run, suite)
+
+    def csv() -> str:
+        from lobrec.reports.export import to_csv
+
+        return to_csv(run, suite)
+
+    def jsonl() -> str:
+        from lobrec.reports.export import to_jsonl
+
+        return to_jsonl(run, suite)
+
+    def junit() -> str:
+        from lobrec.reports.junit import to_junit
+
+        return to_junit(run, suite)
+
+    def summary() -> str:
+        from lobrec.reports.summary import to_summary
+
+        return to_summary(run, suite)
+
+    return {
+        "json": lambda: encode_results(run).decode("utf-8"),
+        "markdown": markdown,
+        "html": html,
+        "csv": csv,
+        "jsonl": jsonl,
+        "junit": junit,
+        "summary": summary,
+    }
+
+
+def emit_reports(
+    run: RunResult,
+    suite: Suite,
+    targets: Mapping[str, str | None],
+    *,
+    partial: bool = False,
+    by_group: bool = False,
+) -> None:
+    """Write each report and export `targets` asks for (`{"html": "out/report.html"}`), then print
+    the leaderboard (on stderr when a report goes to stdout, so `--csv - > steps.csv` holds only the
+    CSV), with the per-group table after it for `by_group`."""
+    from lobrec.reports.terminal import render_leaderboard
+
+    renderers = _renderers(run, suite)
+    failed: typer.Exit | None = None
+    for name, target in targets.items():
+        if target:
+            # One report that cannot be built or written is named, and the others are still
+            # written: a hostile value must not cost the run every report after it.
+            try:
+                # the job summary is added to its file (`append_report`), every other one replaces it
+                if name == "summary":
+                    append_report(target, renderers[name]())
+                else:
+                    write_report(target, renderers[name](), f"--{name}")
+            except typer.Exit as exc:
+                failed = exc
+            except (ValueError, OverflowError, RecursionError) as exc:
+                failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
+    console = report_console(stderr="-" in targets.values())
+    render_leaderboard(run, console, partial=partial, by_group=by_group)
+    if failed is not None:
+        raise failed
+
+
+def check_outputs(outputs: Outputs) -> None:
+    """Refuse, before anything is read or sent, a bad `--max-errored` or two reports to stdout."""
+    allowance(outputs.max_errored)
+    one_stdout(outputs.targets)
+
+
+def report_run(run: RunResult, suite: Suite, outputs: Outputs, *, partial: bool = False) -> list[str]:
+    """Write the reports and the leaderboard (a signal meanwhile ends the command as interrupted),
+    then say why cases errored; those lines are returned."""
+    with interruptible_reports():
+        emit_reports(run, suite, outputs.targets, partial=partial, by_group=outputs.by_group)
+    errored = errored_summary(run)
+    for line in errored:
+        say(line)
+    return errored
