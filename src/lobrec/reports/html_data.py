@@ -18,19 +18,7 @@ from markupsafe import Markup
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
-from lobrec.reports._format import (
-    KEY,
-    Column,
-    count_line,
-    group_cell,
-    group_label,
-    model_notes,
-    ordered_groups,
-    printable,
-    ranked,
-    rate_counts,
-    rerecord,
-)
+from lobrec.reports import _format
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, cell_status, panel, runs_status
 from lobrec.reports.html_insight import kind_options, kinds_by_case
@@ -80,7 +68,7 @@ def slug(text: str) -> str:
 
 _LOWER_IS_BETTER = {metric for metric, _, lower in RATE_METRICS if lower}
 _OTHER_SORT_KEYS: dict[str, SortKey] = {
-    "Model": SortKey("model", "asc", True, lambda model: printable(model.model)),
+    "Model": SortKey("model", "asc", True, lambda model: _format.printable(model.model)),
     "p50 latency": SortKey("latency", "asc", False, lambda model: model.metrics.latency_p50_ms),
     "Cost/100 cases": SortKey("cost", "asc", False, lambda model: model.metrics.cost_per_100_cases_usd),
     "Scored": SortKey("scored", "desc", False, _scored_share),
@@ -99,7 +87,7 @@ DEFAULT_SORT = "-overall"
 """The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
 
 
-def sort_key(column: Column) -> SortKey:
+def sort_key(column: _format.Column) -> SortKey:
     """The sort of a leaderboard column; a column this module does not know sorts by its text."""
     if column.metric is not None:
         first = "asc" if column.metric in _LOWER_IS_BETTER else "desc"
@@ -149,10 +137,10 @@ def _rate_title(rate: Rate) -> str:
     if rate.total == 0:
         return "nothing to rate"
     interval = "" if rate.ci95 is None else f", 95% interval {interval_text(rate.ci95)}"
-    return f"{rate_counts(rate)}{interval}"
+    return f"{_format.rate_counts(rate)}{interval}"
 
 
-def _cell(column: Column, model: ModelResult) -> Cell:
+def _cell(column: _format.Column, model: ModelResult) -> Cell:
     value = column.value(model)
     sort = _sort_value(sort_key(column).value(model))
     if not column.numeric:
@@ -173,7 +161,7 @@ class Leaderboard:
     """(model, its notes in one line)."""
 
 
-def _head(column: Column) -> Head:
+def _head(column: _format.Column) -> Head:
     spec = sort_key(column)
     active = DEFAULT_SORT.lstrip("-") == spec.key
     direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
@@ -190,7 +178,7 @@ def _runs_notes(model: ModelResult) -> list[str]:
 
 def leaderboard(run: RunResult) -> Leaderboard:
     columns = with_tier(list(leaderboard_columns(run)), run)
-    models = ranked(run)
+    models = _format.ranked(run)
     rows = [
         Row(rank, model.has_scores, [_cell(column, model) for column in columns])
         for rank, model in enumerate(models)
@@ -198,11 +186,18 @@ def leaderboard(run: RunResult) -> Leaderboard:
     notes = [
         (
             model.model,
-            "; ".join([count_line(model), *model_notes(model), *quirks_note(model), *_runs_notes(model)]),
+            "; ".join(
+                [
+                    _format.count_line(model),
+                    *_format.model_notes(model),
+                    *quirks_note(model),
+                    *_runs_notes(model),
+                ]
+            ),
         )
         for model in models
     ]
-    key = KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
+    key = _format.KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
     return Leaderboard([_head(column) for column in columns], rows, key, notes)
 
 
@@ -218,16 +213,16 @@ class GroupCell:
 
 def groups(run: RunResult) -> list[tuple[str, list[GroupCell]]]:
     """Per group (in the reports' order), each model's cell, best model first."""
-    models = ranked(run)
+    models = _format.ranked(run)
     rows = []
-    for group in ordered_groups(name for model in models for name in model.groups):
+    for group in _format.ordered_groups(name for model in models for name in model.groups):
         cells = []
         for model in models:
             metrics = model.groups.get(group)
             share = metrics.overall.rate if metrics is not None else None
             interval = metrics.overall.ci95 if metrics is not None and share is not None else None
-            cells.append(GroupCell(group_cell(model, group), share, interval))
-        rows.append((group_label(group), cells))
+            cells.append(GroupCell(_format.group_cell(model, group), share, interval))
+        rows.append((_format.group_label(group), cells))
     return rows
 
 
@@ -246,7 +241,7 @@ def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple
             if result.id not in known:
                 known.add(result.id)
                 extra.append((result.id, None))
-    ordered = [(group, found[group]) for group in ordered_groups(found)]
+    ordered = [(group, found[group]) for group in _format.ordered_groups(found)]
     if extra:
         ordered.append(("(not in this suite file)", extra))
     return ordered
@@ -334,7 +329,9 @@ class _Cells:
         for index, (case_id, case) in enumerate(cases):
             cells = [self._cell(number, index, case_id, case) for number in range(len(self.models))]
             rows.append(_case_row(case_id, case, cells, kinds.get(case_id, "")))
-        return GroupRows(key, group_label(group), [group_cell(model, group) for model in self.models], rows)
+        return GroupRows(
+            key, _format.group_label(group), [_format.group_cell(model, group) for model in self.models], rows
+        )
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
         model = self.models[number]
@@ -387,7 +384,7 @@ def _group_keys(groups: list[str]) -> list[str]:
 
 
 def matrix(run: RunResult, suite: Suite) -> Matrix:
-    models = ranked(run)
+    models = _format.ranked(run)
     cells = _Cells(run, models)
     kinds = kinds_by_case(models)
     ordered = _rows(suite, models)
@@ -420,7 +417,7 @@ class Rerecord:
 
 def rerecord_lines(run: RunResult) -> list[Rerecord]:
     lines: list[Rerecord] = []
-    for model, stale, unrecorded in rerecord(run):
+    for model, stale, unrecorded in _format.rerecord(run):
         found = []
         if stale:
             found.append("stale: " + ", ".join(map(code, stale)))
