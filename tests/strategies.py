@@ -460,3 +460,16 @@ def malformed_keys() -> st.SearchStrategy[tuple[str, str]]:
     return st.tuples(api_keys(), bad, st.integers(min_value=0, max_value=64)).map(
         lambda parts: (parts[0][: parts[2]] + parts[1] + parts[0][parts[2] :], parts[1])
     )
+
+
+# --- text from outside (lobrec.reports._text) ------------------------------------------------------
+
+HOSTILE_CHARACTERS = (
+    "\x1b\x07\x00\x7f\x85\x9b\n\r\t\u2028\u2029\u200d\u200b\u00a0\u202e\u2066\ufeff\ud800\U000e0001"
+)
+"""Control, format and separator characters a terminal could obey or that make a line read wrong."""
+
+outside_texts = st.text(
+    st.characters(exclude_categories=()) | st.sampled_from(HOSTILE_CHARACTERS), min_size=1, max_size=16
+)
+"""Any text a model, a gateway or a file could hand lobrec: surrogates and every category included."""

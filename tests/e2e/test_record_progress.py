@@ -1,5 +1,5 @@
 """Progress of a record of several models at once, against the fake gateway process: each
-model's count (the per-model breakdown of `lobrec.reports.progress`), as a CI log shows it."""
+model's count (the per-model breakdown of `lobrec.progress`), as a CI log shows it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.console import Console
 
 from lobrec.gateway import Gateway
+from lobrec.progress import RunProgress
 from lobrec.recording import RecordOptions, record
-from lobrec.reports.progress import RunProgress
 from lobrec.suite_file import load_suite
 from tests.e2e.conftest import FakeGatewayProcess
 

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from lobrec.core.results import CaseResult
-from lobrec.reports.progress import RunProgress
+from lobrec.progress import RunProgress
 
 
 def test_progress_counts_done_errored_and_running() -> None:

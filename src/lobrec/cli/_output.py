@@ -6,15 +6,7 @@ from __future__ import annotations
 import typer
 
 from lobrec.cli._exits import Exit
-
-
-def plain(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every character a terminal could obey (ESC, BEL, C1 codes, bidi overrides,
-    line breaks) spelled out as `\\x1b`, so outside data is shown, never run. With
-    `keep_newlines`, `\\n` stays a line break (a multi-line message shown in full)."""
-    return "".join(
-        ch if ch.isprintable() or (keep_newlines and ch == "\n") else repr(ch)[1:-1] for ch in text
-    )
+from lobrec.reports._text import printable as plain
 
 
 def say(message: str, *, output: bool = False) -> None:

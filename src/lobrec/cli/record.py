@@ -212,9 +212,9 @@ def _record(
     every failure is one line and its exit code."""
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
+    from lobrec.progress import RunProgress
     from lobrec.recording import dry_run_lines
     from lobrec.recording import record as record_run
-    from lobrec.reports.progress import RunProgress
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:

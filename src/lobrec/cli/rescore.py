@@ -101,9 +101,9 @@ def _rescore(
     """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
     and its exit code."""
     from lobrec.errors import LobrecError, RecordInProgress
+    from lobrec.progress import RunProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
-    from lobrec.reports.progress import RunProgress
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:

@@ -3,20 +3,22 @@
 Every number a report shows goes through one function here: a rate with nothing to apply to is
 a dash in all three, a cost has the same precision in all three, and the leaderboard has the same
 columns in the same order. Text that came from a model or a gateway goes through `printable`
-first, so a control character is shown, never obeyed.
+(`reports/_text.py`, the one rule for outside text) first, so a control character is shown, never
+obeyed.
 """
 
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import Metrics, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
+from lobrec.reports._text import printable as printable
 
 DASH = "—"
 NO_SCORES = "no scores: every case errored"
@@ -142,44 +144,19 @@ def change(a: float | None, b: float | None, unit: str) -> Change:
     return Change(ta, tb, sign + text, shown)
 
 
-# --- text from models ----------------------------------------------------------------------------
-
-_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# Bidirectional overrides and isolates can make text read differently from what it is.
-_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def _escape_char(char: str) -> str:
-    if char in _NAMED_ESCAPES:
-        return _NAMED_ESCAPES[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def printable(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with control characters spelled out (`\\x1b`, `\\n`), so a terminal shows them.
-
-    An ANSI escape in a model's reply or a gateway's model name must appear as text in a report,
-    never change the colours of the reader's terminal; bidi overrides likewise. With
-    `keep_newlines`, line breaks and tabs stay (for multi-line blocks in HTML).
-    """
-    out = []
-    for char in text:
-        if keep_newlines and char in "\n\t":
-            out.append(char)
-        elif char in _BIDI or unicodedata.category(char) == "Cc":
-            out.append(_escape_char(char))
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 # --- the leaderboard's shape ---------------------------------------------------------------------
 
 
-class Column(NamedTuple):
-    """One leaderboard column: its heading and how to get its text from a model's result."""
+SortValue = float | str | None
+"""What a column sorts a model by: a number, a text, or None for nothing to sort (last)."""
 
+
+@dataclass(frozen=True)
+class Column:
+    """One leaderboard column: a stable `key` (what sorting, headings and formats look it up by;
+    never the label, which may be reworded), its heading, and how to get its text from a model."""
+
+    key: str
     label: str
     value: Callable[[ModelResult], str]
     numeric: bool = True
@@ -187,34 +164,76 @@ class Column(NamedTuple):
     """The `Metrics` field of a rate column (for its counts and interval)."""
     count: bool = False
     """A case count rather than a measure (a narrow terminal prints these below the table)."""
+    sort: Callable[[ModelResult], SortValue] | None = None
+    """The exact value the column sorts by; None sorts by the text shown."""
+    first: Literal["asc", "desc"] = "asc"
+    """The order of a first sort: the best first (highest rate, lowest cost, A to Z)."""
+
+    def sort_value(self, model: ModelResult) -> SortValue:
+        return self.value(model) if self.sort is None else self.sort(model)
+
+    @property
+    def text_sort(self) -> bool:
+        """Sorted as text (A to Z) rather than as numbers."""
+        return self.sort is None or not self.numeric
 
 
-def _rate_column(label: str, metric: str) -> Column:
-    def value(model: ModelResult) -> str:
-        rate: Rate = getattr(model.metrics, metric)
-        return percent(rate.rate if model.has_scores else None)
+def rate_value(model: ModelResult, metric: str) -> float | None:
+    """A rate of the model, or None when it has no scores (every rate is then a dash)."""
+    rate: Rate = getattr(model.metrics, metric)
+    return rate.rate if model.has_scores else None
 
-    return Column(label, value, metric=metric)
+
+def _rate_column(metric: str, label: str, lower: bool) -> Column:
+    return Column(
+        metric,
+        label + (" ↓" if lower else ""),
+        lambda model: percent(rate_value(model, metric)),
+        metric=metric,
+        sort=lambda model: rate_value(model, metric),
+        first="asc" if lower else "desc",
+    )
 
 
 def _scored(model: ModelResult) -> str:
     return f"{model.counts.scored}/{model.counts.cases}"
 
 
-def _stale(model: ModelResult) -> str:
-    return str(model.counts.stale + model.counts.unrecorded)
+def _scored_share(model: ModelResult) -> float | None:
+    return model.counts.scored / model.counts.cases if model.counts.cases else None
+
+
+def _stale(model: ModelResult) -> int:
+    return model.counts.stale + model.counts.unrecorded
 
 
 LEADERBOARD: tuple[Column, ...] = (
-    Column("Model", lambda model: printable(model.model), numeric=False),
-    *(_rate_column(label + (" ↓" if lower else ""), metric) for metric, label, lower in RATE_METRICS),
-    Column("p50 latency", lambda model: latency(model.metrics.latency_p50_ms)),
-    Column("Cost/100 cases", lambda model: cost(model.metrics.cost_per_100_cases_usd)),
-    Column("Scored", _scored, count=True),
-    Column("Errored", lambda model: str(model.counts.errored), count=True),
-    Column("Stale", _stale, count=True),
+    Column("model", "Model", lambda model: model.model, numeric=False, sort=lambda model: model.model),
+    *(_rate_column(metric, label, lower) for metric, label, lower in RATE_METRICS),
+    Column(
+        "latency",
+        "p50 latency",
+        lambda model: latency(model.metrics.latency_p50_ms),
+        sort=lambda model: model.metrics.latency_p50_ms,
+    ),
+    Column(
+        "cost",
+        "Cost/100 cases",
+        lambda model: cost(model.metrics.cost_per_100_cases_usd),
+        sort=lambda model: model.metrics.cost_per_100_cases_usd,
+    ),
+    Column("scored", "Scored", _scored, count=True, sort=_scored_share, first="desc"),
+    Column(
+        "errored",
+        "Errored",
+        lambda model: str(model.counts.errored),
+        count=True,
+        sort=lambda model: model.counts.errored,
+    ),
+    Column("stale", "Stale", lambda model: str(_stale(model)), count=True, sort=_stale),
 )
-"""The leaderboard, left to right. `Stale` counts stale and unrecorded cases: both need recording."""
+"""The leaderboard, left to right; a model name is outside text, cleaned by each format.
+`Stale` counts stale and unrecorded cases: both need recording."""
 
 
 def ranked(run: RunResult) -> list[ModelResult]:
@@ -254,15 +273,23 @@ def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> 
     return notes
 
 
+def needs_recording(cases: Iterable[CaseResult]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The ids of the cases to record again: (stale, unrecorded), in the run's order. The one rule
+    behind every report's "Needs re-recording" list."""
+    stale, unrecorded = [], []
+    for case in cases:
+        if case.status == "stale":
+            stale.append(case.id)
+        elif case.status == "unrecorded":
+            unrecorded.append(case.id)
+    return tuple(stale), tuple(unrecorded)
+
+
 def rerecord(run: RunResult) -> list[tuple[str, list[str], list[str]]]:
-    """Per model with any: (model, stale case ids, unrecorded case ids), as written; quote them."""
-    out = []
-    for model in ranked(run):
-        stale = [case.id for case in model.cases if case.status == "stale"]
-        unrecorded = [case.id for case in model.cases if case.status == "unrecorded"]
-        if stale or unrecorded:
-            out.append((model.model, stale, unrecorded))
-    return out
+    """Per model with any: (model, stale case ids, unrecorded case ids) of run 1, as written; quote
+    them. (For `html.py`; the other reports read `ReportView.rerecord`.)"""
+    found = [(model.model, *needs_recording(model.cases)) for model in ranked(run)]
+    return [(name, list(stale), list(unrecorded)) for name, stale, unrecorded in found if stale or unrecorded]
 
 
 # --- groups --------------------------------------------------------------------------------------

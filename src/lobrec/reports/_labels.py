@@ -86,26 +86,37 @@ def place_labels(
     taken: list[Box] = list(obstacles)
     order = sorted(range(len(labels)), key=lambda i: (labels[i].y, labels[i].x0, i))
     for index in order:
-        label = labels[index]
-        wanted = label.y - height / 2
-        in_way = [box for box in taken if not (box.x1 <= label.x0 or label.x1 <= box.x0)]
-        candidates = [max(top, min(wanted, bottom - height))]
-        for box in in_way:
-            candidates.append(box.y0 - gap - height)
-            candidates.append(box.y1 + gap)
-
-        def free(y0: float, label: Label = label, in_way: list[Box] = in_way) -> bool:
-            box = Box(label.x0, y0, label.x1, y0 + height)
-            return all(_apart(box, other, gap) for other in in_way)
-
-        fitting = [y for y in candidates if y >= top - EPSILON and free(y)]
-        inside = [y for y in fitting if y + height <= bottom + EPSILON]
-        pool = inside or fitting
-        y0 = min(pool, key=lambda y: (abs(y - wanted), y))
-        box = Box(label.x0, y0, label.x1, y0 + height)
+        box = _place(labels[index], taken, height=height, top=top, bottom=bottom, gap=gap)
         placed[index] = box
         taken.append(box)
     return [box for box in placed if box is not None]
+
+
+def _place(
+    label: Label, taken: Sequence[Box], *, height: float, top: float, bottom: float, gap: float
+) -> Box:
+    """The box of one label among the boxes `taken`: the free place nearest the one it wants."""
+    wanted = label.y - height / 2
+    in_way = [box for box in taken if _shares_x(box, label)]
+    candidates = [max(top, min(wanted, bottom - height))]
+    for box in in_way:
+        candidates.extend((box.y0 - gap - height, box.y1 + gap))
+
+    def box_at(y0: float) -> Box:
+        return Box(label.x0, y0, label.x1, y0 + height)
+
+    fitting = [y for y in candidates if y >= top - EPSILON and _free(box_at(y), in_way, gap)]
+    inside = [y for y in fitting if y + height <= bottom + EPSILON]
+    return box_at(min(inside or fitting, key=lambda y: (abs(y - wanted), y)))
+
+
+def _shares_x(box: Box, label: Label) -> bool:
+    """The box and the label share some horizontal extent (so one could sit on the other)."""
+    return not (box.x1 <= label.x0 or label.x1 <= box.x0)
+
+
+def _free(box: Box, others: Sequence[Box], gap: float) -> bool:
+    return all(_apart(box, other, gap) for other in others)
 
 
 def overlapping(boxes: Sequence[Box], gap: float = 0.0) -> list[tuple[int, int]]:

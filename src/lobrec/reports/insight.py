@@ -30,7 +30,7 @@ KIND_LABELS: dict[str, str] = {
 }
 """Short column headings for the failure kinds (the kinds themselves are in docs/metrics.md)."""
 
-TIER = Column("Tier", lambda model: DASH if model.tier is None else str(model.tier))
+TIER = Column("tier", "Tier", lambda model: DASH if model.tier is None else str(model.tier))
 """The leaderboard's tier column: models sharing a number cannot be told apart."""
 
 

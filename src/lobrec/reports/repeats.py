@@ -10,12 +10,14 @@ sample standard deviation (in percentage points), and two columns follow it: Run
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.repeats import run_cases
+from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
+from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, ranked, rate_counts
+from lobrec.reports._format import DASH, LEADERBOARD, Column, needs_recording, percent, ranked, rate_counts
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "
@@ -25,16 +27,15 @@ REPEATS_KEY = (
 
 
 def any_repeats(run: RunResult) -> bool:
-    return any(model.repeats is not None for model in run.models)
+    return any(model.run_count > 1 for model in run.models)
 
 
 def overall_cell(model: ModelResult) -> str:
     """`98.8% ± 1.3` for a repeated model (sd in pp; no sd when fewer than two runs scored), else
     the plain rate."""
     text = percent(model.metrics.overall.rate if model.has_scores else None)
-    if model.repeats is None or not model.has_scores:
-        return text
-    sd = model.repeats.spread["overall"].sd
+    spread = runs_of(model).spread.get("overall")  # one run has no sd
+    sd = None if spread is None or not model.has_scores else spread.sd
     return text if sd is None else f"{text} ± {sd:.1f}"
 
 
@@ -69,39 +70,41 @@ def rate_with_counts(rate: Rate) -> str:
 
 
 def pass_hat_cell(model: ModelResult) -> str:
-    """pass^K with its counts, or a dash for a model recorded once."""
-    return DASH if model.repeats is None else rate_with_counts(model.repeats.pass_hat_k)
-
-
-def pass_at_cell(model: ModelResult) -> str:
-    return DASH if model.repeats is None else rate_with_counts(model.repeats.pass_at_k)
+    """pass^K with its counts, or a dash for a model recorded once (its pass^1 is its overall)."""
+    runs = runs_of(model)
+    return rate_with_counts(runs.pass_hat_k) if runs.repeated else DASH
 
 
 def leaderboard_columns(run: RunResult) -> tuple[Column, ...]:
     """`LEADERBOARD`, or with repeats: Overall as mean ± sd, then Runs and pass^K."""
     if not any_repeats(run):
         return LEADERBOARD
-    overall = Column("Overall", overall_cell, metric="overall")
     extra = (
-        Column("Runs", lambda model: str(model.run_count)),
-        Column("pass^K", pass_hat_cell),
+        Column("runs", "Runs", lambda model: str(model.run_count), sort=_run_count, first="desc"),
+        Column("pass_k", "pass^K", pass_hat_cell, sort=_pass_hat_rate, first="desc"),
     )
     columns = []
     for column in LEADERBOARD:
-        if column.metric == "overall":
-            columns.extend([overall, *extra])
+        if column.key == "overall":
+            columns.extend([replace(column, value=overall_cell), *extra])
         else:
             columns.append(column)
     return tuple(columns)
 
 
+def _run_count(model: ModelResult) -> int:
+    return model.run_count
+
+
+def _pass_hat_rate(model: ModelResult) -> float | None:
+    runs = runs_of(model)
+    return runs.pass_hat_k.rate if runs.repeated else None
+
+
 def runs_by_case(model: ModelResult) -> list[tuple[str, list[CaseResult | None]]]:
     """Each case (run 1's order, then any only later runs have) with its result in every run, run 1
     first; None where a run does not hold the case."""
-    runs = run_cases(model)
-    lookup = [{case.id: case for case in cases} for cases in runs]
-    order = dict.fromkeys(case.id for cases in runs for case in cases)
-    return [(case_id, [by_id.get(case_id) for by_id in lookup]) for case_id in order]
+    return [(entry.id, results) for entry, results in runs_of(model).by_case()]
 
 
 def run_verdicts(outcomes: Sequence[str]) -> str:
@@ -114,16 +117,14 @@ def run_verdicts(outcomes: Sequence[str]) -> str:
     return text
 
 
-def spread_rows(model: ModelResult) -> list[tuple[str, list[str], list[str]]]:
+def spread_rows(runs: ModelRuns) -> list[tuple[str, list[str], list[str]]]:
     """Per rate: (label, each run's rate, [mean, min, max, sd]) as text, in the leaderboard's order."""
-    assert model.repeats is not None
     rows = []
     for metric, label, lower in RATE_METRICS:
         per_run = [
-            percent(getattr(entry.metrics, metric).rate if entry.has_scores else None)
-            for entry in model.repeats.per_run
+            percent(getattr(entry.metrics, metric).rate if entry.has_scores else None) for entry in runs.runs
         ]
-        figure = model.repeats.spread[metric]
+        figure = runs.spread[metric]
         summary = [
             percent(figure.mean),
             percent(figure.min),
@@ -141,13 +142,13 @@ def interval_text(rate: Rate) -> str:
 def repeats_lines(model: ModelResult) -> list[str]:
     """A repeated model in words: its runs' overall rates, the spread, pass^K, pass@K, flaky cases
     (all of them: the terminal shortens lists itself). Names are not yet quoted."""
-    repeats = model.repeats
-    if repeats is None:
+    repeats = runs_of(model)
+    if not repeats.repeated:
         return []
-    k = repeats.runs
+    k = repeats.k
     figure = repeats.spread["overall"]
     runs = ", ".join(
-        f"{percent(entry.metrics.overall.rate if entry.has_scores else None)}" for entry in repeats.per_run
+        f"{percent(entry.metrics.overall.rate if entry.has_scores else None)}" for entry in repeats.runs
     )
     sd = DASH if figure.sd is None else f"{figure.sd:.1f} pp"
     lines = [
@@ -167,13 +168,11 @@ def repeats_lines(model: ModelResult) -> list[str]:
 def rerecord_runs(model: ModelResult) -> list[tuple[int, list[str], list[str]]]:
     """Runs 2..K with stale or unrecorded cases: (run, stale ids, unrecorded ids); run 1's are the
     model's own `cases`, which the reports already list."""
-    found = []
-    for number, cases in enumerate(run_cases(model)[1:], start=2):
-        stale = [case.id for case in cases if case.status == "stale"]
-        unrecorded = [case.id for case in cases if case.status == "unrecorded"]
-        if stale or unrecorded:
-            found.append((number, stale, unrecorded))
-    return found
+    cases = runs_of(model).run_cases()
+    found = [(number, *needs_recording(cases)) for number, cases in enumerate(cases[1:], start=2)]
+    return [
+        (number, list(stale), list(unrecorded)) for number, stale, unrecorded in found if stale or unrecorded
+    ]
 
 
 def runs_to_record(run: RunResult, quote: Callable[[str], str]) -> list[tuple[ModelResult, int, list[str]]]:
@@ -181,7 +180,7 @@ def runs_to_record(run: RunResult, quote: Callable[[str], str]) -> list[tuple[Mo
     each case id through `quote` (the report's own escaping), a run not recorded at all in words."""
     found = []
     for model in ranked(run):
-        cases = run_cases(model)
+        cases = runs_of(model).run_cases()
         for number, stale, unrecorded in rerecord_runs(model):
             if unrecorded_run(cases[number - 1]):
                 found.append((model, number, ["not recorded"]))

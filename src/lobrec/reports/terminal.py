@@ -1,4 +1,5 @@
-"""The terminal report: the leaderboard, a per-group breakdown, and the cases to re-record.
+"""The terminal report: the leaderboard, a per-group breakdown, and the cases to re-record, laid
+out from the report view (`reports/view.py`) for the terminal's width.
 
 Every string that came from a results file (model names, case ids, the names a gateway said
 answered) is put in a `rich.text.Text`, never parsed as markup, after `printable` has spelled out
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import io
+from dataclasses import replace
 
 from rich import box
 from rich.cells import cell_len
@@ -19,57 +21,39 @@ from rich.segment import Segment
 from rich.table import Row, Table
 from rich.text import Text
 
-from lobrec.core.results import ModelResult, RunResult
+from lobrec.core.results import RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import (
-    DASH,
-    KEY,
-    Column,
-    count_line,
-    group_cell,
-    group_label,
-    model_notes,
-    ordered_groups,
-    printable,
-    provenance,
-    ranked,
-    rerecord,
-)
-from lobrec.reports.insight import (
-    ROUTING_HEADER,
-    failure_lines,
-    resolution_line,
-    routed,
-    routing_notes,
-    routing_rows,
-    with_tier,
-)
-from lobrec.reports.quirks import quirks_note
-from lobrec.reports.repeats import (
-    REPEATS_KEY,
-    any_repeats,
-    leaderboard_columns,
-    repeats_lines,
-    runs_to_record,
-)
+from lobrec.reports._format import printable
+from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
 _HEADINGS = {
-    "Right tool": "Right\ntool",
-    "Valid args": "Valid\nargs",
-    "Made-up tool ↓": "Made-up\ntool ↓",
-    "No call needed": "No call\nneeded",
-    "p50 latency": "p50\nlatency",
-    "Cost/100 cases": "Cost/100\ncases",
+    "right_tool": "Right\ntool",
+    "valid_arguments": "Valid\nargs",
+    "made_up_tool": "Made-up\ntool ↓",
+    "no_call_needed": "No call\nneeded",
+    "latency": "p50\nlatency",
+    "cost": "Cost/100\ncases",
 }
+"""Two-line headings by column key; any other column shows its label on one line."""
 
 
-def _longest_model(run: RunResult) -> int:
-    return max((len(printable(model.model)) for model in run.models), default=5)
+def _text(text: str, style: str = "") -> Text:
+    """Outside text as a terminal shows it: cleaned by the one rule, never read as markup."""
+    return Text(printable(text), style=style)
 
 
-def _title(run: RunResult) -> Text:
-    return Text(printable(f"{run.suite.name} {run.suite.version}"), style="bold")
+def _lines(lines: list[str], bullet: str = "") -> Text:
+    """Lines of outside text, each cleaned (a line break inside one is spelled out), one per line."""
+    return Text("\n".join(bullet + printable(line) for line in lines))
+
+
+def _longest_model(view: ReportView) -> int:
+    return max((len(printable(model.name)) for model in view.models), default=5)
+
+
+def _title(view: ReportView) -> Text:
+    return _text(f"{view.suite_name} {view.suite_version}", style="bold")
 
 
 def _table(title: Text, caption: str | None = None) -> Table:
@@ -84,33 +68,16 @@ def _table(title: Text, caption: str | None = None) -> Table:
     )
 
 
-def _interval(model: ModelResult) -> str:
-    low_high = model.metrics.overall.ci95
-    if not model.has_scores or low_high is None:
-        return DASH
-    low, high = low_high
-    return f"{low:.1f}–{high:.1f}"
-
-
-INTERVAL = Column("Overall 95% CI", _interval)
-"""The overall rate's 95% interval: at 80 cases it spans about 20 points, which a reader must see."""
-
-
-def terminal_columns(run: RunResult) -> list[Column]:
-    """The leaderboard's columns, with the overall interval right after the overall rate."""
-    columns: list[Column] = []
-    for column in with_tier(leaderboard_columns(run), run):
-        columns.append(column)
-        if column.metric == "overall":
-            columns.append(INTERVAL)
-    return columns
+def terminal_columns(run: RunResult) -> list[Heading]:
+    """The leaderboard's columns: Tier after Model, the overall interval right after the overall rate."""
+    return report_view(run).columns()
 
 
 def leaderboard_table(
     run: RunResult,
     *,
     counts: bool = True,
-    columns: list[Column] | None = None,
+    columns: list[Heading] | None = None,
     title: bool = True,
     caption: bool = True,
 ) -> Table:
@@ -119,19 +86,24 @@ def leaderboard_table(
     `columns` picks a part of the leaderboard (the first must be Model) for a terminal too narrow
     for all of it; `title` and `caption` go on the first and last part only.
     """
-    chosen = columns if columns is not None else terminal_columns(run)
+    view = report_view(run)
+    chosen = columns if columns is not None else view.columns()
     chosen = [column for column in chosen if counts or not column.count]
-    table = _table(_title(run) if title else Text(""), caption=_key(run) if caption else None)
+    return _leaderboard_table(view, chosen, title=title, caption=caption)
+
+
+def _leaderboard_table(view: ReportView, columns: list[Heading], *, title: bool, caption: bool) -> Table:
+    table = _table(_title(view) if title else Text(""), caption="\n".join(view.key) if caption else None)
     if not title:
         table.title = None
-    for column in chosen:
-        heading = _HEADINGS.get(column.label, column.label)
+    for column in columns:
+        heading = _HEADINGS.get(column.key, column.label)
         if column.numeric:
             table.add_column(heading, justify="right", no_wrap=True)
         else:  # a model name is never cut; only a name wider than the terminal folds
-            table.add_column(heading, overflow="fold", min_width=_longest_model(run))
-    for model in ranked(run):
-        cells = [Text(column.value(model)) for column in chosen]
+            table.add_column(heading, overflow="fold", min_width=_longest_model(view))
+    for model in view.models:
+        cells = [_text(cell.text) for cell in view.row(model, columns)]
         if not model.has_scores:
             for cell in cells[1:]:
                 cell.stylize("dim")
@@ -139,18 +111,19 @@ def leaderboard_table(
     return table
 
 
-def _key(run: RunResult) -> str:
-    return KEY + (f"\n{REPEATS_KEY}" if any_repeats(run) else "")
-
-
 KEY_SEPARATOR = " · "
 
 
 def key_text(run: RunResult, width: int) -> Text:
-    """The key under the leaderboard, its phrases (`↓ lower is better`, ...) packed into lines of
-    at most `width` columns: a line breaks between phrases, never inside one."""
+    """The key under the leaderboard, its phrases packed into lines of at most `width` columns."""
+    return _key_text(report_view(run), width)
+
+
+def _key_text(view: ReportView, width: int) -> Text:
+    """The key's phrases (`↓ lower is better`, ...) packed into lines of at most `width` columns:
+    a line breaks between phrases, never inside one."""
     lines = []
-    for line in _key(run).split("\n"):
+    for line in view.key:
         current = ""
         for phrase in line.split(KEY_SEPARATOR):
             trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase
@@ -164,29 +137,37 @@ def key_text(run: RunResult, width: int) -> Text:
 
 
 def leaderboard_tables(run: RunResult, width: int) -> tuple[list[Table], bool]:
+    """The leaderboard laid out for `width` columns (`_leaderboard_tables`)."""
+    return _leaderboard_tables(report_view(run), width)
+
+
+def _leaderboard_tables(view: ReportView, width: int) -> tuple[list[Table], bool]:
     """The leaderboard laid out for `width` columns, never cutting a value: whole when it fits;
-        else without the count columns (printed below as lines, the `bool`); else in parts, each
-        starting with the model names and holding as many columns, left to right, as fit (the key is
+    else without the count columns (printed below as lines, the `bool`); else in parts, each
+    starting with the model names and holding as many columns, left to right, as fit (the key is
     then printed below the parts, at the terminal's width)."""
-    whole = leaderboard_table(run, caption=False)
+    whole = _leaderboard_table(view, view.columns(), title=True, caption=False)
     if _natural_width(whole) <= width:
         return [whole], False
-    columns = [column for column in terminal_columns(run) if not column.count]
-    parts: list[list[Column]] = []
+    columns = [column for column in view.columns() if not column.count]
+    parts: list[list[Heading]] = []
     current = columns[:1]
     for column in columns[1:]:
         trial = [*current, column]
-        if len(current) > 1 and _natural_width(leaderboard_table(run, columns=trial, caption=False)) > width:
+        if len(current) > 1 and _natural_width(_part(view, trial)) > width:
             parts.append(current)
             current = [columns[0], column]
         else:
             current = trial
     parts.append(current)
     tables = [
-        leaderboard_table(run, columns=part, title=index == 0, caption=False)
-        for index, part in enumerate(parts)
+        _leaderboard_table(view, part, title=index == 0, caption=False) for index, part in enumerate(parts)
     ]
     return tables, True
+
+
+def _part(view: ReportView, columns: list[Heading]) -> Table:
+    return _leaderboard_table(view, columns, title=True, caption=False)
 
 
 def _natural_width(table: Table) -> int:
@@ -210,113 +191,105 @@ def _cell_width(cell: object) -> int:
     return max((cell_len(line) for line in str(cell).splitlines()), default=0)
 
 
-def counts_text(run: RunResult) -> Text:
+def _counts_text(view: ReportView) -> Text:
     """The case counts per model, one line each (for terminals too narrow for the count columns)."""
-    return Text("\n".join(f"{printable(model.model)}: {count_line(model)}" for model in ranked(run)))
+    return _lines([f"{model.name}: {model.count_line}" for model in view.models])
 
 
-def group_table(run: RunResult) -> Table:
+def _group_table(view: ReportView) -> Table:
     """Overall rate per group (rows) and model (columns), with the counts behind each rate."""
-    models = ranked(run)
     table = _table(Text("By group", style="bold"))
     table.add_column("Group", no_wrap=True)
-    for model in models:
-        table.add_column(Text(printable(model.model)), justify="right", overflow="fold", min_width=12)
-    groups = ordered_groups(name for model in models for name in model.groups)
-    for group in groups:
-        table.add_row(Text(group_label(group)), *(Text(group_cell(model, group)) for model in models))
+    for model in view.models:
+        table.add_column(_text(model.name), justify="right", overflow="fold", min_width=12)
+    for group in view.groups:
+        table.add_row(_text(group.label), *(_text(cell) for cell in group.cells))
     return table
 
 
 UNPRICED_SHOWN = 3
 """How many unpriced calls the cost note names before it says how many more there are."""
-
-
-def unpriced_note(model: ModelResult) -> list[str]:
-    """Why the cost is a dash, when it is for unpriced answers: the calls, by case, step and attempt."""
-    calls = model.metrics.unpriced_calls
-    if model.metrics.cost_per_100_cases_usd is not None or not calls:
-        return []
-    named = ", ".join(map(printable, calls[:UNPRICED_SHOWN]))
-    more = f" and {len(calls) - UNPRICED_SHOWN} more" if len(calls) > UNPRICED_SHOWN else ""
-    return [f"cost not shown: {len(calls)} unpriced {'call' if len(calls) == 1 else 'calls'} ({named}{more})"]
-
-
-def notes_text(run: RunResult) -> Text | None:
-    """One line per note on a model (no scores, temperature dropped, who answered, provider quirks,
-    the unpriced calls that hide the cost)."""
-    lines = [
-        f"{printable(model.model)}: {note}"
-        for model in ranked(run)
-        for note in [
-            *model_notes(model),
-            *quirks_note(model),
-            *unpriced_note(model),
-            *repeats_lines(model),
-            *flaky_note(model),
-        ]
-    ]
-    return Text("\n".join(f"• {line}" for line in lines)) if lines else None
-
-
 FLAKY_SHOWN = 20
 """How many flaky cases the terminal names before it says how many more (files list them all)."""
 
 
-def flaky_note(model: ModelResult) -> list[str]:
-    """The flaky cases of a repeated model (passed in one run, failed in another)."""
-    if model.repeats is None or not model.repeats.flaky:
-        return []
-    ids = model.repeats.flaky
-    named = ", ".join(map(printable, ids[:FLAKY_SHOWN]))
-    more = f" and {len(ids) - FLAKY_SHOWN} more" if len(ids) > FLAKY_SHOWN else ""
-    return [f"flaky ({len(ids)}): {named}{more}"]
+def _shortened(ids: tuple[str, ...], shown: int) -> str:
+    """The first `shown` ids, then how many more there are."""
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
 
 
-def _runs_to_record(run: RunResult) -> list[tuple[str, list[str]]]:
-    """Runs 2..K of repeated models with cases to record: (label, parts), a missing run in words."""
+def _model_lines(model: ModelView) -> list[str]:
+    """One line per note on a model (no scores, temperature dropped, who answered, provider quirks,
+    the unpriced calls that hide the cost, its repeated runs, its flaky cases)."""
+    calls = model.unpriced_calls
+    unpriced = (
+        [f"cost not shown: {counted(len(calls), 'unpriced call')} ({_shortened(calls, UNPRICED_SHOWN)})"]
+        if calls
+        else []
+    )
+    flaky = model.flaky or ()
     return [
-        (f"{printable(model.model)} run {number}", parts)
-        for model, number, parts in runs_to_record(run, printable)
+        *model.notes,
+        *model.quirks,
+        *unpriced,
+        *model.repeats,
+        *([f"flaky ({len(flaky)}): {_shortened(flaky, FLAKY_SHOWN)}"] if flaky else []),
     ]
 
 
-def rerecord_text(run: RunResult, *, partial: bool = False) -> Text | None:
-    """The stale and unrecorded case ids per model, or None when every case was recorded.
+def _notes_text(view: ReportView) -> Text | None:
+    lines = [f"{model.name}: {line}" for model in view.models for line in _model_lines(model)]
+    return _lines(lines, "• ") if lines else None
 
-    After a partial run (`record --case`), cases never recorded were the user's choice: they are
-    counted in one line instead of listed as if something had gone wrong.
-    """
-    entries = rerecord(run)
-    runs = _runs_to_record(run)
-    if partial:
-        skipped = sum(len(unrecorded) for _, _, unrecorded in entries)
-        entries = [(model, stale, []) for model, stale, _ in entries if stale]
-        note = (
-            f"Partial run (--case): {counted(skipped, 'case')} not asked for "
-            f"{'has' if skipped == 1 else 'have'} no recording yet and {'is' if skipped == 1 else 'are'} "
-            "left out of every rate."
-            if skipped
-            else None
-        )
-        if not entries and not runs:
-            return Text(note) if note else None
-    if not entries and not runs:
+
+def _partial_note(skipped: int) -> str | None:
+    """After `record --case`, the cases never recorded were the user's choice: counted, not listed."""
+    if not skipped:
         return None
+    has, is_ = ("has", "is") if skipped == 1 else ("have", "are")
+    return (
+        f"Partial run (--case): {counted(skipped, 'case')} not asked for {has} no recording yet "
+        f"and {is_} left out of every rate."
+    )
+
+
+def _partial(entries: tuple[Rerecord, ...]) -> tuple[list[Rerecord], str | None]:
+    """After a partial run: the entries less run 1's unrecorded cases, and the line counting those."""
+    note = _partial_note(sum(len(entry.unrecorded) for entry in entries if entry.run == 1))
+    kept = [replace(entry, unrecorded=()) if entry.run == 1 else entry for entry in entries]
+    return [entry for entry in kept if entry.run > 1 or entry.stale], note
+
+
+def _rerecord_text(view: ReportView, *, partial: bool = False) -> Text | None:
+    """The stale and unrecorded case ids per model and run, or None when every case was recorded.
+
+    After a partial run (`record --case`), run 1's unrecorded cases are counted in one line instead
+    of listed as if something had gone wrong.
+    """
+    entries, note = _partial(view.rerecord) if partial else (list(view.rerecord), None)
+    if not entries:
+        return _text(note) if note else None
     text = Text("Needs re-recording:\n", style="bold")
-    for model, stale, unrecorded in entries:
-        parts = []
-        if stale:
-            parts.append(f"stale: {', '.join(map(printable, stale))}")
-        if unrecorded:
-            parts.append(f"unrecorded: {', '.join(map(printable, unrecorded))}")
-        text.append(f"  {printable(model)} — {'; '.join(parts)}\n", style="")
-    for label, parts in runs:
-        text.append(f"  {label} — {'; '.join(parts)}\n", style="")
+    for entry in entries:
+        text.append(f"  {printable(_rerecord_line(entry))}\n", style="")
     text.rstrip()
-    if partial and note:
+    if note:
         text.append("\n" + note)
     return text
+
+
+def _rerecord_line(entry: Rerecord) -> str:
+    """`model — stale: a; unrecorded: b`, `model run 2 — not recorded`."""
+    label = entry.model if entry.run == 1 else f"{entry.model} run {entry.run}"
+    if entry.missing:
+        return f"{label} — not recorded"
+    parts = []
+    if entry.stale:
+        parts.append(f"stale: {', '.join(entry.stale)}")
+    if entry.unrecorded:
+        parts.append(f"unrecorded: {', '.join(entry.unrecorded)}")
+    return f"{label} — {'; '.join(parts)}"
 
 
 def render_leaderboard(
@@ -324,59 +297,65 @@ def render_leaderboard(
 ) -> None:
     """Print the leaderboard, its key, the notes, optionally the per-group table (`--by-group`), and
     what to re-record."""
-    tables, narrow = leaderboard_tables(run, console.width)
+    view = report_view(run)
+    tables, narrow = _leaderboard_tables(view, console.width)
     for index, table in enumerate(tables):
         if index:
             console.print()
         console.print(table)
-    console.print(key_text(run, console.width))
+    console.print(_key_text(view, console.width))
     if narrow:
-        console.print(counts_text(run))
-    console.print(Text(provenance(run)), style="dim")
-    notes = notes_text(run)
+        console.print(_counts_text(view))
+    console.print(_text(view.provenance), style="dim")
+    notes = _notes_text(view)
     if notes is not None:
         console.print(notes)
-    render_insight(run, console)
+    _render_insight(view, console)
     if by_group:
         console.print()
-        console.print(group_table(run))
-    again = rerecord_text(run, partial=partial)
+        console.print(_group_table(view))
+    again = _rerecord_text(view, partial=partial)
     if again is not None:
         console.print()
         console.print(again)
-    if run.suite_changes is not None:
+    if view.suite_changes is not None:
         from lobrec.reports.suite_changes import render_suite_changes
 
-        render_suite_changes(run.suite_changes, console)
+        render_suite_changes(view.suite_changes, console)
 
 
-def _plain_table(run: RunResult, title: str, header: list[str], rows: list[list[str]]) -> Table:
-    table = _table(Text(title, style="bold"))
+def _plain_table(
+    view: ReportView, title: str, header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]
+) -> Table:
+    table = _table(_text(title, style="bold"))
     for index, heading in enumerate(header):
         if index == 0:
-            table.add_column(heading, overflow="fold", min_width=_longest_model(run))
+            table.add_column(heading, overflow="fold", min_width=_longest_model(view))
         else:
             table.add_column(heading, justify="right", overflow="fold")
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(_text(cell) for cell in row))
     return table
 
 
-def render_insight(run: RunResult, console: Console) -> None:
+def _render_insight(view: ReportView, console: Console) -> None:
     """Failure kinds per model, the run's resolution, and each routed model's routing."""
-    kinds = failure_lines(run)
+    kinds = [f"{model.name}: {model.failure_kinds}" for model in view.models if model.failure_kinds]
     if kinds:
         console.print(Text("Failure kinds (docs/metrics.md):", style="bold"))
-        console.print(Text("\n".join(f"• {line}" for line in kinds)))
-    line = resolution_line(run)
-    if line:
-        console.print(Text(f"Tiers: models sharing a tier cannot be told apart (paired test, Holm). {line}"))
-    for model in routed(run):
+        console.print(_lines(kinds, "• "))
+    if view.resolution:
+        console.print(
+            _text(f"Tiers: models sharing a tier cannot be told apart (paired test, Holm). {view.resolution}")
+        )
+    for model in view.models:
+        if not model.routing:
+            continue
         console.print()
-        for heading, figures in routing_rows(model):
-            title = f"Routing of {printable(model.model)}, {heading}"
-            console.print(_plain_table(run, title, ROUTING_HEADER, figures))
-        console.print(Text("\n".join(f"• {note}" for note in routing_notes(model))))
+        for routing in model.routing:
+            title = f"Routing of {model.name}, {routing.heading}"
+            console.print(_plain_table(view, title, view.routing_header, routing.rows))
+        console.print(_lines(list(model.routing_notes), "• "))
 
 
 def safe_markup(text: str) -> str:

@@ -23,16 +23,16 @@ from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
-    Progress,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.progress import Progress as Bars
 
 from lobrec.core.results import CaseResult
 from lobrec.reports._format import printable
-from lobrec.runner import Progress as RunnerProgress
+from lobrec.runner import Progress as RunListener
 
 PLAIN_EVERY_S = 5.0
 SHOWN_REASONS = 10
@@ -54,8 +54,10 @@ class _ModelCounts:
     errored: int = 0
 
 
-class RunProgress(RunnerProgress):
-    """Counts cases as the runner reports them, and what their answers cost."""
+class RunProgress(RunListener):
+    """Counts cases as the runner reports them, and what their answers cost, and draws them: rich's
+    bars on a terminal, plain lines elsewhere. (`RunListener` is `lobrec.runner.Progress`, what a run
+    reports; `Bars` is rich's `Progress`, what draws it.)"""
 
     def __init__(
         self,
@@ -74,7 +76,7 @@ class RunProgress(RunnerProgress):
         self.plain_every_s = plain_every_s
         self.spending = spending
         """A live run's answers are paid for; a rescore's were paid for before."""
-        self.bar = Progress(
+        self.bar = Bars(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -134,13 +136,7 @@ class RunProgress(RunnerProgress):
 
     def finished(self, model: str, result: CaseResult) -> None:
         self.done += 1
-        new_reason = False
-        if result.status == "errored":
-            self.errored += 1
-            reason = result.reason or "no reason recorded"
-            self.last_errored = printable(f"{model} {result.id}: {_shortened(reason)}")
-            new_reason = reason not in self.reasons and len(self.reasons) < SHOWN_REASONS
-            self.reasons.add(reason)
+        new_reason = self._errored(model, result) if result.status == "errored" else False
         if model in self.models:
             self.models[model].done += 1
             self.models[model].errored += result.status == "errored"
@@ -151,6 +147,15 @@ class RunProgress(RunnerProgress):
             (new_reason and self.spending) or self.clock() - self.last_line >= self.plain_every_s
         ):
             self._line()
+
+    def _errored(self, model: str, result: CaseResult) -> bool:
+        """Count an errored case and keep its reason; True when the reason is new and still shown."""
+        self.errored += 1
+        reason = result.reason or "no reason recorded"
+        self.last_errored = printable(f"{model} {result.id}: {_shortened(reason)}")
+        new_reason = reason not in self.reasons and len(self.reasons) < SHOWN_REASONS
+        self.reasons.add(reason)
+        return new_reason
 
     def note(self, message: str) -> None:
         self.console.print(f"lobrec: {printable(message)}", markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,34 @@
+"""The one rule for text from outside (model names, case ids, replies, reasons, paths) on its way
+to a reader: every character that is not printable is spelled out, so it is shown, never obeyed.
+
+"Not printable" is Python's `str.isprintable`: control characters (ESC, BEL, C1 codes), format
+characters (bidi overrides, zero-width joiners, the byte-order mark), line and paragraph
+separators (U+2028, U+2029), spaces other than the plain space (U+00A0), lone surrogates, private
+use and unassigned code points. Each is written as Python writes it in a string literal (`\\x1b`,
+`\\n`, `\\u2028`, `\\U000e0001`), so a reader can tell them apart and copy them back.
+
+The terminal, the Markdown and HTML reports, progress lines and the CLI's messages all use this
+function, so a name reads the same everywhere. It has no dependencies: `lobrec --help` stays fast.
+"""
+
+from __future__ import annotations
+
+KEPT_WITH_NEWLINES = "\n\t"
+"""What `keep_newlines` leaves as it is: line breaks and tabs (white space that moves, never
+restyles, the cursor) in blocks shown whole."""
+
+
+def printable(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every character that is not printable spelled out (`\\x1b`, `\\n`, `\\u202e`).
+
+    An ANSI escape in a model's reply or a gateway's model name must appear as text, never change
+    the colours of the reader's terminal; a bidi override or a line separator must not make a line
+    read differently from what it holds. With `keep_newlines`, line breaks and tabs stay (for
+    multi-line blocks). The result is printable, so cleaning twice changes nothing.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() or (keep_newlines and char in KEPT_WITH_NEWLINES) else repr(char)[1:-1]
+        for char in text
+    )
