@@ -15,12 +15,11 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
-from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.reports import _format
 from lobrec.reports.html_celldata import CellData
-from lobrec.reports.html_cells import STATUS, cell_status, panel, runs_status
+from lobrec.reports.html_cells import STATUS, panel
 from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
@@ -36,6 +35,7 @@ from lobrec.reports.repeats import (
     unscored_runs,
     unscored_which,
 )
+from lobrec.reports.view import cell_status, runs_status
 
 # --- the leaderboard -------------------------------------------------------------------------------
 
@@ -50,52 +50,17 @@ class SortKey(NamedTuple):
     value: Callable[[ModelResult], float | str | None]
 
 
-def _rate_value(metric: str) -> Callable[[ModelResult], float | None]:
-    def value(model: ModelResult) -> float | None:
-        rate: Rate = getattr(model.metrics, metric)
-        return rate.rate if model.has_scores else None
-
-    return value
-
-
-def _scored_share(model: ModelResult) -> float | None:
-    return model.counts.scored / model.counts.cases if model.counts.cases else None
-
-
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:60] or "case"
 
 
-_LOWER_IS_BETTER = {metric for metric, _, lower in RATE_METRICS if lower}
-_OTHER_SORT_KEYS: dict[str, SortKey] = {
-    "Model": SortKey("model", "asc", True, lambda model: _format.printable(model.model)),
-    "p50 latency": SortKey("latency", "asc", False, lambda model: model.metrics.latency_p50_ms),
-    "Cost/100 cases": SortKey("cost", "asc", False, lambda model: model.metrics.cost_per_100_cases_usd),
-    "Scored": SortKey("scored", "desc", False, _scored_share),
-    "Errored": SortKey("errored", "asc", False, lambda model: model.counts.errored),
-    "Stale": SortKey("stale", "asc", False, lambda model: model.counts.stale + model.counts.unrecorded),
-    "Tier": SortKey("tier", "asc", False, lambda model: model.tier),
-    "Runs": SortKey("runs", "desc", False, lambda model: model.run_count),
-    "pass^K": SortKey(
-        "pass_k",
-        "desc",
-        False,
-        lambda model: None if model.repeats is None else model.repeats.pass_hat_k.rate,
-    ),
-}
 DEFAULT_SORT = "-overall"
 """The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
 
 
 def sort_key(column: _format.Column) -> SortKey:
-    """The sort of a leaderboard column; a column this module does not know sorts by its text."""
-    if column.metric is not None:
-        first = "asc" if column.metric in _LOWER_IS_BETTER else "desc"
-        return SortKey(column.metric, first, False, _rate_value(column.metric))
-    known = _OTHER_SORT_KEYS.get(column.label)
-    if known is not None:
-        return known
-    return SortKey(slug(column.label.lower()), "asc", True, column.value)
+    """How a leaderboard column sorts, from the column itself (its key, never its label)."""
+    return SortKey(column.key, column.first, column.text_sort, column.sort_value)
 
 
 def _sort_value(value: float | str | None) -> str:
