@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.cassettes import CassetteFile, Manifest
+from lobrec.cassette.format import CassetteFile, Manifest
 
 
 def main() -> None:

@@ -37,7 +37,8 @@ from bench._measure import (
     child_env,
     run_process,
 )
-from lobrec.cassettes import MANIFEST, load_cassette_file, model_dir_name
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.layout import MANIFEST, model_dir_name
 from lobrec.fakegateway import ORACLE, start_fake_gateway_process, stop_fake_gateway_process
 
 LATENCY_MS = 100

@@ -33,7 +33,9 @@ from bench._measure import (
     check,
     run_process,
 )
-from lobrec.cassettes import MANIFEST, load_cassette_file, load_manifest, model_dir_name
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.layout import MANIFEST, model_dir_name
+from lobrec.cassette.manifest import load_manifest
 from lobrec.fakegateway import (
     EAGER,
     ORACLE,

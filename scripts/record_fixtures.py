@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.core.results import ModelResult, encode_results
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import FakeGateway

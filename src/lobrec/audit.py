@@ -39,34 +39,43 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from lobrec.cassettes import (
+from lobrec.cassette.format import (
+    MAX_CASSETTE_BYTES,
+    RecordedRequest,
+    RecordedResponse,
+    decode_cassette,
+    read_capped,
+)
+from lobrec.cassette.headers import (
+    COST_HEADER,
+    ELAPSED_HEADER,
+    ERROR_HEADER,
+    NO_RESPONSE_STATUS,
+    RECORDED_REQUEST_HEADERS,
+    cost_usd,
+    recorded_elapsed,
+)
+from lobrec.cassette.layout import (
     LOCK,
     MANIFEST,
-    MAX_CASSETTE_BYTES,
     MAX_RUNS,
     RUNS_DIR,
-    CassetteFile,
-    case_file_name,
-    load_manifest,
+    is_case_id,
     model_dir_name,
     model_from_dir_name,
     not_one_model,
-    read_capped,
     run_gap_problem,
     run_number,
 )
-from lobrec.core.suite import SEMVER
+from lobrec.cassette.manifest import load_manifest, manifest_problems
+from lobrec.core.results import SuiteRef
 from lobrec.errors import CassetteError, ConfigError
-from lobrec.exchange import ELAPSED_HEADER, ERROR_HEADER, NO_RESPONSE_STATUS
 from lobrec.gateway import mask_url
-from lobrec.playback import open_for_replay, recorded_elapsed
-from lobrec.runner import COST_HEADER, cost_usd
 from lobrec.spellings import holds, spellings
 
 ALLOWED_TOP_LEVEL_FILES = frozenset({"README.md", ".gitattributes", ".gitignore"})
 """Files that may sit next to the model directories (they are still scanned for credentials)."""
 
-RECORDED_REQUEST_HEADERS = frozenset({"content-type"})
 CREDENTIAL_HEADERS = frozenset(
     {
         "authorization",
@@ -172,51 +181,65 @@ def _model_directory(
 ) -> Iterator[Finding]:
     """A model folder, or with `owner` (the model folder's name) one of its `runs/<n>/` folders."""
     name = directory.name if owner is None else owner
-    if owner is None:
-        model = model_from_dir_name(name)
-        try:
-            proper = model_dir_name(model)
-        except ConfigError:
-            proper = None
-        if proper != name:
-            yield Finding(directory, "not a model directory name (a percent-encoded model name)")
-    listed: set[str] | None = None
-    manifest_path = directory / MANIFEST
-    if manifest_path.is_symlink():
-        yield _symlink(manifest_path)
-    elif not manifest_path.exists():
-        yield Finding(directory, f"no {MANIFEST}")
-    else:
-        listed, problems = _manifest(directory, manifest_path, exact, suite_version, name)
-        yield from problems
+    if owner is None and not _is_model_dir_name(name):
+        yield Finding(directory, "not a model directory name (a percent-encoded model name)")
+    listed, problems = _manifest_of(directory, exact, suite_version, name)
+    yield from problems
     for entry in _entries(directory):
         if entry.name == MANIFEST:
             continue
         if entry.name == RUNS_DIR and owner is None and not entry.is_symlink():
             yield from _runs(entry, exact, suite_version, name)
-            continue
-        if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
-            yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
-            continue
-        if entry.is_symlink():
-            yield _symlink(entry)
-        elif _TEMPORARY.match(entry.name):
-            yield Finding(entry, "a temporary file left by an interrupted write; delete it")
-            yield from _raw_scan(entry, exact)
-        elif entry.is_dir():
-            yield Finding(entry, "not a regular file")
-        elif not _is_case_file(entry.name):
-            yield Finding(entry, "not a cassette file name (<case-id>.json)")
-            yield from _raw_scan(entry, exact)
         else:
-            yield from _cassette(entry, exact)
-            if listed is not None and entry.name.removesuffix(".json") not in listed:
-                yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
-    for case_id in sorted(listed or ()):
-        if _is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
+            yield from _entry(entry, exact, listed)
+    yield from _listed_without_cassette(directory, listed or set())
+
+
+def _listed_without_cassette(directory: Path, listed: set[str]) -> Iterator[Finding]:
+    for case_id in sorted(listed):
+        if is_case_id(case_id) and not (directory / f"{case_id}.json").exists():
             yield Finding(
-                manifest_path, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
+                directory / MANIFEST, f"lists case {case_id!r}, which has no cassette", f"$.cases.{case_id}"
             )
+
+
+def _is_model_dir_name(name: str) -> bool:
+    try:
+        return model_dir_name(model_from_dir_name(name)) == name
+    except ConfigError:
+        return False
+
+
+def _manifest_of(
+    directory: Path, exact: tuple[str, ...], suite_version: str | None, owner: str
+) -> tuple[set[str] | None, list[Finding]]:
+    """The cases a folder's manifest lists (None without a readable one) and its findings."""
+    path = directory / MANIFEST
+    if path.is_symlink():
+        return None, [_symlink(path)]
+    if not path.exists():
+        return None, [Finding(directory, f"no {MANIFEST}")]
+    return _manifest(directory, path, exact, suite_version, owner)
+
+
+def _entry(entry: Path, exact: tuple[str, ...], listed: set[str] | None) -> Iterator[Finding]:
+    """One entry of a model or run folder, other than its manifest and `runs/`."""
+    if entry.name == LOCK and entry.is_file() and not entry.is_symlink():
+        yield from _raw_scan(entry, exact)  # the writer lock: a pid, nothing else
+    elif entry.is_symlink():
+        yield _symlink(entry)
+    elif _TEMPORARY.match(entry.name):
+        yield Finding(entry, "a temporary file left by an interrupted write; delete it")
+        yield from _raw_scan(entry, exact)
+    elif entry.is_dir():
+        yield Finding(entry, "not a regular file")
+    elif not _is_case_file(entry.name):
+        yield Finding(entry, "not a cassette file name (<case-id>.json)")
+        yield from _raw_scan(entry, exact)
+    else:
+        yield from _cassette(entry, exact)
+        if listed is not None and entry.name.removesuffix(".json") not in listed:
+            yield Finding(entry, f"not listed in {MANIFEST}: replay treats the case as stale")
 
 
 def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: str) -> Iterator[Finding]:
@@ -254,16 +277,8 @@ def _runs(runs: Path, exact: tuple[str, ...], suite_version: str | None, owner: 
             )
 
 
-def _is_case_id(case_id: str) -> bool:
-    try:
-        case_file_name(case_id)
-    except ConfigError:
-        return False
-    return True
-
-
 def _is_case_file(name: str) -> bool:
-    return name.endswith(".json") and _is_case_id(name.removesuffix(".json"))
+    return name.endswith(".json") and is_case_id(name.removesuffix(".json"))
 
 
 def _manifest(
@@ -274,37 +289,17 @@ def _manifest(
         manifest = load_manifest(directory)
     except CassetteError as exc:
         return None, [_from_error(path, exc), *_raw_scan(path, exact)]
-    problems: list[Finding] = []
-    try:
-        expected = model_dir_name(manifest.model)
-    except ConfigError as exc:
-        expected = None
-        problems.append(Finding(path, str(exc), "$.model"))
-    if expected is not None and expected != owner:
-        problems.append(
-            Finding(
-                path,
-                f"model {manifest.model!r} does not belong in directory {owner!r} (expected {expected!r})",
-            )
-        )
-    recorded_on = manifest.suite.version
-    if not SEMVER.match(recorded_on):
-        problems.append(Finding(path, f"{recorded_on!r} is not a suite version", "$.suite.version"))
-    elif suite_version is not None and recorded_on.split(".")[0] != suite_version.split(".")[0]:
-        problems.append(
-            Finding(
-                path,
-                f"recorded on suite {recorded_on}; another major version cannot be re-judged",
-                "$.suite.version",
-            )
-        )
-    for case_id in manifest.cases:
-        if not _is_case_id(case_id):
-            problems.append(
-                Finding(path, "not a case id that can name a cassette file", f"$.cases[{case_id!r}]")
-            )
+    problems = [
+        Finding(path, problem.finding, problem.field)
+        for problem in manifest_problems(manifest, directory, owner, _judging(suite_version))
+    ]
     problems.extend(_scan(path, msgspec.to_builtins(manifest), "$", exact))
     return set(manifest.cases), problems
+
+
+def _judging(suite_version: str | None) -> SuiteRef | None:
+    """The suite the audit holds manifests against (only its version is read)."""
+    return None if suite_version is None else SuiteRef(name="", version=suite_version)
 
 
 # --- one cassette ---------------------------------------------------------------------------------
@@ -317,54 +312,50 @@ def _cassette(path: Path, exact: tuple[str, ...]) -> Iterator[Finding]:
         yield _from_error(path, exc)
         return
     try:
-        open_for_replay(path)  # the exact check (and message) replay applies
-        cassette = msgspec.json.decode(data, type=CassetteFile)
+        cassette = decode_cassette(data, path)  # the exact check (and message) replay applies
     except CassetteError as exc:
         yield _from_error(path, exc)
         yield from _raw_scan(path, exact, data)
         return
-    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        yield Finding(path, f"not a cassette: {exc}")
-        return
     if not cassette.interactions:
         yield Finding(path, "no interactions (a recorded case has at least one)")
     for index, interaction in enumerate(cassette.interactions):
-        where = f"$.interactions[{index}]"
-        request, response = interaction.request, interaction.response
-        if request.method != "POST":
-            yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.request.method")
-        if not _is_chat_url(request.uri):
-            yield Finding(
-                path, f"not a chat-completions URL: {_preview(mask_url(request.uri))}", f"{where}.request.uri"
-            )
-        for name in request.headers:
-            lowered = name.lower()
-            if lowered in CREDENTIAL_HEADERS:
-                yield Finding(path, "a credential header in a request", f"{where}.request.headers.{name}")
-            elif lowered not in RECORDED_REQUEST_HEADERS:
-                yield Finding(
-                    path,
-                    "a request header lobrec never records (only content-type)",
-                    f"{where}.request.headers.{name}",
-                )
-        for name in response.headers:
-            if name.lower() in CREDENTIAL_HEADERS:
-                yield Finding(path, "a credential header in a response", f"{where}.response.headers.{name}")
-        yield from _check_elapsed(path, response.headers, f"{where}.response.headers.{ELAPSED_HEADER}")
-        yield from _check_cost(path, response.headers, f"{where}.response.headers.{COST_HEADER}")
-        yield from _lone_surrogates(path, response.body.string, f"{where}.response.body.string")
-        if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
-            yield Finding(
-                path, f"{ERROR_HEADER} on a status-{response.status.code} answer", f"{where}.response"
-            )
-        for name in response.headers:
-            if name.lower() == "content-encoding":
-                yield Finding(
-                    path,
-                    "content-encoding on a recorded body (cassettes hold decoded text; replay ignores it)",
-                    f"{where}.response.headers.{name}",
-                )
+        yield from _request(path, interaction.request, f"$.interactions[{index}].request")
+        yield from _response(path, interaction.response, f"$.interactions[{index}].response")
     yield from _scan(path, msgspec.to_builtins(cassette), "$", exact)
+
+
+def _request(path: Path, request: RecordedRequest, where: str) -> Iterator[Finding]:
+    if request.method != "POST":
+        yield Finding(path, f"method {request.method!r}, expected 'POST'", f"{where}.method")
+    if not _is_chat_url(request.uri):
+        yield Finding(path, f"not a chat-completions URL: {_preview(mask_url(request.uri))}", f"{where}.uri")
+    for name in request.headers:
+        lowered = name.lower()
+        if lowered in CREDENTIAL_HEADERS:
+            yield Finding(path, "a credential header in a request", f"{where}.headers.{name}")
+        elif lowered not in RECORDED_REQUEST_HEADERS:
+            yield Finding(
+                path, "a request header lobrec never records (only content-type)", f"{where}.headers.{name}"
+            )
+
+
+def _response(path: Path, response: RecordedResponse, where: str) -> Iterator[Finding]:
+    for name in response.headers:
+        if name.lower() in CREDENTIAL_HEADERS:
+            yield Finding(path, "a credential header in a response", f"{where}.headers.{name}")
+    yield from _check_elapsed(path, response.headers, f"{where}.headers.{ELAPSED_HEADER}")
+    yield from _check_cost(path, response.headers, f"{where}.headers.{COST_HEADER}")
+    yield from _lone_surrogates(path, response.body.string, f"{where}.body.string")
+    if response.status.code != NO_RESPONSE_STATUS and response.headers.get(ERROR_HEADER):
+        yield Finding(path, f"{ERROR_HEADER} on a status-{response.status.code} answer", where)
+    for name in response.headers:
+        if name.lower() == "content-encoding":
+            yield Finding(
+                path,
+                "content-encoding on a recorded body (cassettes hold decoded text; replay ignores it)",
+                f"{where}.headers.{name}",
+            )
 
 
 def _check_elapsed(path: Path, headers: dict[str, list[str]], where: str) -> Iterator[Finding]:

@@ -35,7 +35,7 @@ def _cassette_side(
 ) -> ModelResult:
     import asyncio
 
-    from lobrec.cassettes import MANIFEST, model_dir_name
+    from lobrec.cassette.layout import MANIFEST, model_dir_name
     from lobrec.replay import rescore_directories
     from lobrec.suite_file import read_suite
 
@@ -72,8 +72,8 @@ def _chosen(run: RunResult, path: Path, model: str | None) -> ModelResult:
 
 
 def _refuse_newer(run: RunResult, entry: ModelResult, path: Path) -> None:
+    from lobrec.cassette.manifest import newer_suite_problem
     from lobrec.errors import VersionMismatch
-    from lobrec.replay import newer_suite_problem
 
     for recording in entry.recorded:
         problem = newer_suite_problem(path, recording.suite.version, run.suite)

@@ -1,10 +1,11 @@
 """The seam between the runner and the world: send a request body, get an answer or a failure.
 
-The runner talks only to an `Exchange`. Live mode's exchange (`lobrec.transport.LiveExchange`) sends
-the body through httpx and records the exchange into a vcrpy cassette as it passes; replay's
-(`lobrec.playback.ReplayExchange`) answers straight from the decoded cassette, with no HTTP client at
-all. Everything above the seam (the retry rule, chains, the judge, the results) is one code path for
-both, and both hand the runner the same `Answer` for the same recorded exchange.
+The runner talks only to this seam. Live mode's `Exchange` (`lobrec.live.LiveExchange`) sends the
+body through httpx and records the exchange into a vcrpy cassette as it passes; replay's `Replayer`
+(`lobrec.playback.ReplayExchange`) answers straight from the decoded cassette, synchronously, with
+no HTTP client at all. Everything above the seam (the retry rule, chains, the judge, the results) is
+one code path for both (`runner.case_run`), and both hand it the same `Answer` for the same
+recorded exchange.
 
 An exchange raises, and never returns, for an attempt that got no usable answer:
 - `TransportFailure`: no response (time-out, reset); the retry rule may try again;
@@ -12,28 +13,55 @@ An exchange raises, and never returns, for an attempt that got no usable answer:
 - `CassetteMiss` (replay): nothing recorded for this request; the case is stale;
 - `CassetteError` (replay): a recorded answer that cannot be replayed; the case errors.
 
-This module holds what both sides share: the answer, the headers lobrec adds to a recording, and how
-a recorded failure is raised again. It imports neither httpx nor vcrpy, so a rescore loads neither.
+This module holds what both sides share: the answer, its timing, and how a recorded failure is
+raised again. It imports neither httpx nor vcrpy, so a rescore loads neither.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from http import HTTPStatus
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, NoReturn, Protocol, assert_never
 
 from lobrec.errors import GatewayError, TransportFailure
 
-ELAPSED_HEADER = "x-lobrec-elapsed-ms"
-ERROR_HEADER = "x-lobrec-error"
-LOBREC_HEADER_PREFIX = "x-lobrec-"
-NO_RESPONSE_STATUS = 599
 REPLY_TOO_LARGE = "ReplyTooLarge"
 REPLY_NOT_TEXT = "ReplyNotText"
 KEY_IN_REPLY = "KeyInReply"
 TIMED_OUT = "Timeout"
 _ANSWER_FAILURES = (REPLY_TOO_LARGE, REPLY_NOT_TEXT, KEY_IN_REPLY)
 """Recorded failures that are answers the case cannot use (not retried), not missing answers."""
+
+
+class Measured(NamedTuple):
+    """The wall time of an attempt, network included, in milliseconds."""
+
+    ms: float
+
+
+class NotTimed(NamedTuple):
+    """An attempt lobrec did not time: an answer it refused itself (too large, not text, holding
+    the key). Not the same fact as an attempt that took no time."""
+
+
+Timing = Measured | NotTimed
+NOT_TIMED = NotTimed()
+
+
+def latency_ms(timing: Timing) -> float | None:
+    """A timing as the results file writes it: null when not timed."""
+    match timing:
+        case Measured(ms):
+            return ms
+        case NotTimed():
+            return None
+        case _:
+            assert_never(timing)
+
+
+def failure_timing(failure: GatewayError) -> Timing:
+    """How long a failed attempt took: a transport failure was timed, a refused answer was not."""
+    return Measured(failure.elapsed_ms) if isinstance(failure, TransportFailure) else NOT_TIMED
 
 
 class Answer(NamedTuple):
@@ -47,6 +75,11 @@ class Answer(NamedTuple):
     elapsed_ms: float
 
     @property
+    def timing(self) -> Timing:
+        """An answer is always timed."""
+        return Measured(self.elapsed_ms)
+
+    @property
     def reason_phrase(self) -> str:
         """The standard phrase for the status: never the gateway's own, which live mode may have
         had to scrub and replay could not reproduce."""
@@ -57,26 +90,15 @@ class Answer(NamedTuple):
 
 
 class Exchange(Protocol):
-    """Send one request body to the gateway (or its recording) and get its answer."""
+    """Send one request body to the gateway and get its answer (live mode)."""
 
     async def send(self, body: bytes) -> Answer: ...
 
 
-def joined_headers(headers: Mapping[str, list[str]]) -> dict[str, str]:
-    """Recorded headers (name to values) as the runner reads them: names lower-cased, values joined."""
-    merged: dict[str, list[str]] = {}
-    for name, values in headers.items():
-        merged.setdefault(name.lower(), []).extend(values)
-    return {name: ", ".join(values) for name, values in merged.items()}
+class Replayer(Protocol):
+    """Get the recorded answer to one request body, at once (replay: nothing to wait for)."""
 
-
-def is_no_response(status: int, headers: Mapping[str, list[str]]) -> bool:
-    """lobrec's pseudo-response for "no answer": status 599 *and* lobrec's error header.
-
-    A gateway may itself answer 599; that is an answer (recorded without the error header, which
-    lobrec never copies from a gateway) and replays as one.
-    """
-    return status == NO_RESPONSE_STATUS and bool(headers.get(ERROR_HEADER))
+    def send(self, body: bytes) -> Answer: ...
 
 
 def failure_kind(error: str) -> str:
@@ -85,7 +107,7 @@ def failure_kind(error: str) -> str:
     return error.partition(": ")[0]
 
 
-def raise_recorded_failure(error: str, elapsed_ms: float) -> None:
+def raise_recorded_failure(error: str, elapsed_ms: float) -> NoReturn:
     """Raise what a recorded failure (the `x-lobrec-error` text) stands for, live and in replay."""
     kind, message = failure_kind(error), error.partition(": ")[2]
     if kind in _ANSWER_FAILURES:

@@ -37,6 +37,25 @@ def read_capped(
     symlink is refused unless `follow` (a path the user named, such as `--suite FILE`, may be a
     link, as the cassettes folder may; nothing found inside a folder is followed).
     """
+    fd, size = _open_regular(path, kind, error, follow)
+    with os.fdopen(fd, "rb") as handle:
+        if size > limit:
+            raise error(f"{path}: {size} bytes is over the {limit}-byte {kind} limit")
+        # Read the announced size (and a byte more, to notice growth), never `limit` at once: that
+        # allocates `limit` bytes up front, and made reading a small cassette four times slower.
+        try:
+            data = handle.read(size + 1)
+            if len(data) > size:
+                data += handle.read(limit + 1 - len(data))
+        except OSError as exc:
+            raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise error(f"{path}: over the {limit}-byte {kind} limit")
+    return data
+
+
+def _open_regular(path: Path, kind: str, error: type[LobrecError], follow: bool) -> tuple[int, int]:
+    """A descriptor open for reading on a regular file (never a FIFO, device or folder), and its size."""
     try:
         # O_NONBLOCK: opening a FIFO planted as the file would otherwise wait for a writer forever.
         fd = os.open(path, os.O_RDONLY | (0 if follow else NOFOLLOW) | NONBLOCK)
@@ -48,20 +67,7 @@ def read_capped(
     if not stat.S_ISREG(info.st_mode):  # a directory, FIFO or device planted under the file's name
         os.close(fd)
         raise error(f"{path}: not a regular file")
-    with os.fdopen(fd, "rb") as handle:
-        if info.st_size > limit:
-            raise error(f"{path}: {info.st_size} bytes is over the {limit}-byte {kind} limit")
-        # Read the announced size (and a byte more, to notice growth), never `limit` at once: that
-        # allocates `limit` bytes up front, and made reading a small cassette four times slower.
-        try:
-            data = handle.read(info.st_size + 1)
-            if len(data) > info.st_size:
-                data += handle.read(limit + 1 - len(data))
-        except OSError as exc:
-            raise error(f"{path}: cannot read the {kind}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise error(f"{path}: over the {limit}-byte {kind} limit")
-    return data
+    return fd, info.st_size
 
 
 def file_mode() -> int:

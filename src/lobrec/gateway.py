@@ -90,6 +90,14 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
     A remote gateway without a key is refused before any request is made.
     """
     url = base_url or environ.get(URL_ENV) or DEFAULT_BASE_URL
+    _check_url(url)
+    key = environ.get(KEY_ENV) or None
+    _check_key(key, url)
+    return Gateway(base_url=url, api_key=key)
+
+
+def _check_url(url: str) -> None:
+    """An http(s) URL with a valid host and port, and nothing that would carry a credential."""
     parts = urlsplit(url)
     try:
         parts.port  # noqa: B018 - raises on a port out of range or not a number
@@ -103,18 +111,21 @@ def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.enviro
             f"base URL {mask_url(url)!r} carries credentials or a query; give the key in {KEY_ENV} "
             "and the URL without user, password or query, since the URL is written into every cassette"
         )
-    key = environ.get(KEY_ENV) or None
-    if key is not None:
-        check_key_characters(key)
-    if key is not None and len(key) < MIN_KEY_LENGTH:
+
+
+def _check_key(key: str | None, url: str) -> None:
+    """A key that can be a credential, required for a remote gateway and never sent over plain http."""
+    if key is None:
+        if not is_loopback(url):
+            raise ConfigError(
+                f"{KEY_ENV} is not set; it is required for {url} (only a loopback gateway runs without a key)"
+            )
+        return
+    check_key_characters(key)
+    if len(key) < MIN_KEY_LENGTH:
         raise ConfigError(
             f"{KEY_ENV} is {len(key)} characters, too short to be a credential "
             f"(at least {MIN_KEY_LENGTH}); a loopback gateway runs without a key"
         )
-    if key is None and not is_loopback(url):
-        raise ConfigError(
-            f"{KEY_ENV} is not set; it is required for {url} (only a loopback gateway runs without a key)"
-        )
-    if key is not None and parts.scheme == "http" and not is_loopback(url):
+    if urlsplit(url).scheme == "http" and not is_loopback(url):
         raise ConfigError(f"refusing to send {KEY_ENV} over plain http to {url}; use https")
-    return Gateway(base_url=url, api_key=key)

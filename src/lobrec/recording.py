@@ -26,40 +26,29 @@ from urllib.parse import urlsplit
 import httpx
 
 from lobrec import __version__
-from lobrec.cassettes import (
-    MANIFEST,
-    Manifest,
-    ManifestCase,
-    ManifestSuite,
-    case_file_name,
+from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite, encode_pretty
+from lobrec.cassette.layout import MANIFEST, case_file_name, model_dir_name, run_directories, run_folder
+from lobrec.cassette.locks import writer_lock
+from lobrec.cassette.manifest import (
     case_fingerprint,
-    encode_pretty,
-    file_mode,
     load_manifest,
-    model_dir_name,
-    run_directories,
-    run_folder,
+    newer_suite_problem,
+    recording_problem,
+    same_major,
     save_manifest,
-    write_atomic,
-    writer_lock,
 )
+from lobrec.cassette.vcrpy import cassette_bytes, new_for_recording
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Case, Suite
-from lobrec.core.words import counted
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY
 from lobrec.errors import CassetteError, ConfigError, VersionMismatch
-from lobrec.files import real_folder
+from lobrec.files import file_mode, real_folder, write_atomic
 from lobrec.gateway import Gateway
-from lobrec.replay import (
-    ReplayModel,
-    build_run_result,
-    newer_suite_problem,
-    rescore_directories,
-    with_provenance,
-)
+from lobrec.live import MAX_REPLY_BYTES, LiveLink
+from lobrec.replay import ReplayModel, rescore_directories
+from lobrec.run_result import build_run_result, with_provenance
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
-from lobrec.transport import MAX_REPLY_BYTES, LiveLink, cassette_bytes, new_for_recording
 
 
 @dataclass(kw_only=True)
@@ -80,9 +69,9 @@ class RecordOptions:
     repeat: int = 1
     """Runs of every case (`--repeat K`): run 1 in the model folder, runs 2..K in `runs/<n>/`."""
     retry_errored: bool = False
+    """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
     allow_newer_suite: bool = False
     """Add to (and judge) folders recorded with a newer suite version (`--allow-newer-suite`)."""
-    """Record only the cases (of every run) whose cassette ended errored (with `--missing`: those too)."""
 
 
 @dataclass(kw_only=True)
@@ -122,12 +111,12 @@ def _open_manifest(directory: Path, suite: Suite, model: str, allow_newer_suite:
         lobrec_version=__version__,
         started_at=_now(),
     )
-    if not (directory / "manifest.json").exists():
+    if not (directory / MANIFEST).exists():
         return fresh
     old = load_manifest(directory)
     if old.model != model:
         raise CassetteError(f"{directory}/manifest.json: records model {old.model!r}, not {model!r}")
-    if old.suite.version.split(".")[0] != suite.version.split(".")[0]:
+    if not same_major(old.suite.version, suite.version):
         raise VersionMismatch(
             f"{directory}: recorded on suite {old.suite.version}, the suite is {suite.version}; "
             "a new major version needs a new cassette directory"
@@ -144,27 +133,33 @@ def _open_manifest(directory: Path, suite: Suite, model: str, allow_newer_suite:
     )
 
 
-async def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
-    cases = suite.cases
-    if options.case_ids:
-        unknown = sorted(set(options.case_ids) - {case.id for case in suite.cases})
-        if unknown:
-            raise ConfigError(f"no such case in suite {suite.version}: {', '.join(unknown)}")
-        cases = [case for case in cases if case.id in options.case_ids]
-    if options.missing or options.retry_errored:
-        errored = await _errored_cases(suite, manifest, directory) if options.retry_errored else set()
-        cases = [
-            case
-            for case in cases
-            if case.id in errored or (options.missing and _needs_recording(suite, case, directory, manifest))
-        ]
-    return cases
+def _select(suite: Suite, options: RecordOptions, directory: Path, manifest: Manifest) -> list[Case]:
+    """The cases of one run folder this call records: `--case`, then `--missing`/`--retry-errored`."""
+    cases = _named_cases(suite, options.case_ids)
+    if not (options.missing or options.retry_errored):
+        return cases
+    errored = _errored_cases(suite, manifest, directory) if options.retry_errored else set()
+    return [
+        case
+        for case in cases
+        if case.id in errored or (options.missing and _needs_recording(suite, case, directory, manifest))
+    ]
 
 
-async def _errored_cases(suite: Suite, manifest: Manifest, directory: Path) -> set[str]:
+def _named_cases(suite: Suite, case_ids: list[str]) -> list[Case]:
+    """The cases `--case` names (every case without it); an id the suite lacks is a ConfigError."""
+    if not case_ids:
+        return suite.cases
+    unknown = sorted(set(case_ids) - {case.id for case in suite.cases})
+    if unknown:
+        raise ConfigError(f"no such case in suite {suite.version}: {', '.join(unknown)}")
+    return [case for case in suite.cases if case.id in case_ids]
+
+
+def _errored_cases(suite: Suite, manifest: Manifest, directory: Path) -> set[str]:
     """The cases whose cassette, replayed as it is, ends errored (the run cannot have judged them)."""
     replay = ReplayModel(model=manifest.model, directory=directory, manifest=manifest)
-    return {case.id for case in suite.cases if (await replay.replay_case(suite, case)).status == "errored"}
+    return {case.id for case in suite.cases if replay.replay_case(suite, case).status == "errored"}
 
 
 @dataclass(kw_only=True)
@@ -185,7 +180,7 @@ def run_count(options: RecordOptions, model_dir: Path) -> int:
     return max(options.repeat, existing) if options.missing or options.retry_errored else options.repeat
 
 
-async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
+def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     """What a `record` call will write, read from the folders as they are (nothing is written).
 
     With K > 1, a run that is already recorded (it has a manifest) is kept as it is, unless
@@ -209,17 +204,17 @@ async def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
                     run=run,
                     directory=directory,
                     manifest=manifest,
-                    cases=await _select(suite, options, directory, manifest),
+                    cases=_select(suite, options, directory, manifest),
                 )
             )
     return planned
 
 
 def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manifest) -> bool:
-    entry = manifest.cases.get(case.id)
-    if not (directory / case_file_name(case.id)).exists() or entry is None:
+    """No current recording: what rescore calls unrecorded or stale (a dangling link included)."""
+    if not (directory / case_file_name(case.id)).exists():
         return True
-    return entry.fingerprint != case_fingerprint(suite, case)
+    return recording_problem(manifest, directory, case.id, lambda: case_fingerprint(suite, case)) is not None
 
 
 class _Writer:
@@ -448,41 +443,15 @@ async def _record_locked(
             options=options,
             progress=progress or Progress(),
         )
-        for model in options.models:
-            session.results[model] = {}
-            session.recorded[model] = []
-        queue: list[tuple[str, int, Case]] = []
-        for planned in await plan(suite, options):
-            if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
-                continue
-            session.runs[(planned.model, planned.run)] = planned
-            real_folder(planned.directory, options.cassettes, CassetteError)
-            save_manifest(planned.directory, planned.manifest)
-            queue.extend((planned.model, planned.run, case) for case in planned.cases)
-        # Run by run, longest cases first: a 4-step chain started last would end the run 3 round
-        # trips after the rest (the benchmark's live run at concurrency 16 took 8 round trips
-        # instead of 7); and a case's run n starts after its run n - 1 did.
-        queue.sort(key=lambda item: (item[1], -len(item[2].steps)))
-        session.progress.planned(len(queue))
-        per_model = {model: 0 for model in options.models}
-        for model, _, _ in queue:
-            per_model[model] += 1
-        session.progress.planned_models(per_model)
+        queue = _queue(session)
         jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]
         try:
             completed = await run_jobs(jobs, options.concurrency)
         finally:
             writer.close()
-
-    for planned in session.runs.values():
-        if planned.directory / MANIFEST in writer.failed:
-            continue  # the last manifest written lists exactly the cassettes left (`_Writer`)
-        if completed:
-            planned.manifest.finished_at = _now()
-        save_manifest(planned.directory, planned.manifest)
-    run = await _results(suite, options, session)
+    _close_manifests(session, completed)
     return RecordOutcome(
-        run=run,
+        run=await _results(suite, options, session),
         recorded=session.recorded,
         interrupted=not completed,
         throttle=session.throttle,
@@ -491,6 +460,43 @@ async def _record_locked(
         stopped=session.stopped,
         unstarted=session.unstarted,
     )
+
+
+def _queue(session: _Session) -> list[tuple[str, int, Case]]:
+    """Every (model, run, case) to record, in the order to start them; each planned run folder is
+    made and its manifest written first, and the progress told what is planned."""
+    options = session.options
+    for model in options.models:
+        session.results[model] = {}
+        session.recorded[model] = []
+    queue: list[tuple[str, int, Case]] = []
+    for planned in plan(session.suite, options):
+        if not planned.cases:  # nothing to record: its files, manifest included, stay as they are
+            continue
+        session.runs[(planned.model, planned.run)] = planned
+        real_folder(planned.directory, options.cassettes, CassetteError)
+        save_manifest(planned.directory, planned.manifest)
+        queue.extend((planned.model, planned.run, case) for case in planned.cases)
+    # Run by run, longest cases first: a 4-step chain started last would end the run 3 round
+    # trips after the rest (the benchmark's live run at concurrency 16 took 8 round trips
+    # instead of 7); and a case's run n starts after its run n - 1 did.
+    queue.sort(key=lambda item: (item[1], -len(item[2].steps)))
+    session.progress.planned(len(queue))
+    per_model = {model: 0 for model in options.models}
+    for model, _, _ in queue:
+        per_model[model] += 1
+    session.progress.planned_models(per_model)
+    return queue
+
+
+def _close_manifests(session: _Session, completed: bool) -> None:
+    """Write each run's manifest a last time (finished, when the run completed)."""
+    for planned in session.runs.values():
+        if planned.directory / MANIFEST in session.writer.failed:
+            continue  # the last manifest written lists exactly the cassettes left (`_Writer`)
+        if completed:
+            planned.manifest.finished_at = _now()
+        save_manifest(planned.directory, planned.manifest)
 
 
 async def _results(suite: Suite, options: RecordOptions, session: _Session) -> RunResult:
@@ -509,81 +515,7 @@ async def _results(suite: Suite, options: RecordOptions, session: _Session) -> R
         replays.append(replay)
         for case in suite.cases:
             if case.id not in results[model]:
-                results[model][case.id] = await replay.replay_case(suite, case)
+                results[model][case.id] = replay.replay_case(suite, case)
+                await asyncio.sleep(0)  # replay never waits: here a signal handler (Ctrl-C) may run
     run = build_run_result(suite, {model: list(results[model].values()) for model in options.models})
     return with_provenance(run, suite, replays)
-
-
-@dataclass(frozen=True, kw_only=True)
-class DryRun:
-    """What `record --dry-run` says of one model: nothing is sent."""
-
-    model: str
-    runs: int
-    cases: int
-    requests_min: int
-    """First steps only: a chain that fails at its first step sends one request."""
-    requests_max: int
-    """Every step of every chain (retries not counted)."""
-    cost_per_case_usd: float | None
-    """From the model's earlier recordings (their cost per 100 cases); None when there are none or
-    an answer was unpriced."""
-
-    @property
-    def expected_cost_usd(self) -> float | None:
-        return None if self.cost_per_case_usd is None else self.cost_per_case_usd * self.cases
-
-
-async def dry_run(suite: Suite, options: RecordOptions) -> list[DryRun]:
-    """What `record` would send, per model, from the folders as they are; nothing is written."""
-    planned = await plan(suite, options)
-    lines = []
-    for model in options.models:
-        mine = [run for run in planned if run.model == model]
-        cases = [case for run in mine for case in run.cases]
-        model_dir = options.cassettes / model_dir_name(model)
-        cost = None
-        if (model_dir / MANIFEST).exists():
-            earlier = (await rescore_directories(suite, [model_dir])).run.models[0].metrics
-            if earlier.cost_per_100_cases_usd is not None:
-                cost = earlier.cost_per_100_cases_usd / 100
-        lines.append(
-            DryRun(
-                model=model,
-                runs=len({run.run for run in mine if run.cases}),
-                cases=len(cases),
-                requests_min=len(cases),
-                requests_max=sum(len(case.steps) for case in cases),
-                cost_per_case_usd=cost,
-            )
-        )
-    return lines
-
-
-async def dry_run_lines(suite: Suite, options: RecordOptions) -> list[str]:
-    """`record --dry-run`'s report: one line per model, then the total."""
-    plans = await dry_run(suite, options)
-    lines = []
-    for each in plans:
-        requests = (
-            f"{each.requests_min}"
-            if each.requests_min == each.requests_max
-            else f"{each.requests_min}-{each.requests_max}"
-        )
-        cost = (
-            "no earlier recording with every answer priced to estimate the cost from"
-            if each.expected_cost_usd is None
-            else f"expected cost ${each.expected_cost_usd:.4f} (from its earlier recording)"
-        )
-        runs = f" in {each.runs} runs" if each.runs > 1 else ""
-        noun = "request" if requests == "1" else "requests"
-        lines.append(f"{each.model}: {counted(each.cases, 'case')}{runs}, {requests} {noun}; {cost}")
-    total_min = sum(each.requests_min for each in plans)
-    total_max = sum(each.requests_max for each in plans)
-    known = [each.expected_cost_usd for each in plans if each.expected_cost_usd is not None]
-    total = f"{total_min}-{total_max}" if total_min != total_max else f"{total_min}"
-    noun = "request" if total == "1" else "requests"
-    summary = f"dry run: {total} {noun} in all (first steps to every chain step; retries not counted)"
-    if known and len(known) == len(plans):
-        summary += f"; expected cost ${math.fsum(known):.4f}"
-    return [*lines, summary + "; nothing was sent"]

@@ -1,8 +1,8 @@
 """Replay mode: re-judge recorded cassettes offline, through the same runner and judge as live mode.
 
 No key, no network: answers come straight from the decoded cassettes (`lobrec.playback`), with no
-HTTP client at all, and the socket layer is shut for the duration, so any attempt to reach a network
-fails loudly. Recorded retries replay
+HTTP client at all, so replay cannot reach a network and touches nothing outside itself (other
+tasks and threads of a program calling `lobrec.rescore` keep theirs). Recorded retries replay
 without sleeping; latency and cost come from the recorded headers.
 
 Across suite versions: a model recorded on another major version is not re-judged (each of its
@@ -21,69 +21,37 @@ missing run folder leaves that run unrecorded), and the runs are put together by
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import multiprocessing
 import multiprocessing.context
 import os
 import signal
-import socket
 import sys
 import threading
-import types
-from collections.abc import Coroutine, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Literal
 
 import msgspec
 
-from lobrec import __version__
-from lobrec.cassettes import (
-    Manifest,
-    case_file_name,
+from lobrec.cassette.format import Manifest
+from lobrec.cassette.layout import case_file_name, model_directories, model_from_dir_name, run_directories
+from lobrec.cassette.locks import refuse_while_recording
+from lobrec.cassette.manifest import (
     case_fingerprint,
     load_manifest,
-    model_dir_name,
-    model_directories,
-    model_from_dir_name,
-    refuse_while_recording,
-    run_directories,
-    suite_fingerprint,
+    manifest_problems,
+    newer_suite_problem,
+    recording_problem,
 )
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import CaseResult, ModelResult, Recording, RunResult, SuiteRef
-from lobrec.core.routing import ROUTER, routing
-from lobrec.core.suite import SEMVER, Case, Suite, version_order
-from lobrec.core.tiers import rank_run
+from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.suite import Case, Suite
 from lobrec.errors import CassetteError, VersionMismatch
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.runner import Progress, no_sleep, run_case, temperature_ignored
+from lobrec.run_result import assemble, by_model, entry, with_provenance
+from lobrec.runner import Progress, replay_case
 
-T = TypeVar("T")
-
-
-class NetworkShut(RuntimeError):
-    """Replay tried to open a socket."""
-
-
-@contextlib.contextmanager
-def sockets_shut() -> Iterator[None]:
-    """Make any connection attempt in this process raise while replaying."""
-
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise NetworkShut("replay tried to reach the network; replay must be offline")
-
-    saved = (socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo)
-    socket.socket.connect = refuse  # type: ignore[method-assign]
-    socket.socket.connect_ex = refuse  # type: ignore[method-assign]
-    socket.create_connection = refuse  # type: ignore[assignment]
-    socket.getaddrinfo = refuse  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        socket.socket.connect, socket.socket.connect_ex, socket.create_connection, socket.getaddrinfo = saved  # type: ignore[method-assign,assignment]
+NotReplayed = Literal["errored", "stale", "unrecorded"]
 
 
 @dataclass(kw_only=True)
@@ -104,43 +72,38 @@ class ReplayModel:
     absent: bool = False
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
 
-    async def replay_case(self, suite: Suite, case: Case) -> CaseResult:
-        def status(kind: str, reason: str) -> CaseResult:
-            return CaseResult(id=case.id, group=case.group, status=kind, reason=reason)  # type: ignore[arg-type]
-
-        if self.absent:
-            return status("unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded")
-        if self.problem is not None:
-            self.unreadable.append(case.id)
-            return status("errored", self.problem)
+    def replay_case(self, suite: Suite, case: Case) -> CaseResult:
+        refused = self._refusal(suite, case)
+        if refused is not None:
+            return CaseResult(id=case.id, group=case.group, status=refused[0], reason=refused[1])
         path = self.directory / case_file_name(case.id)
-        if not path.exists() and not path.is_symlink():
-            return status("unrecorded", "no cassette")
-        entry = self.manifest.cases.get(case.id) if self.manifest else None
-        if entry is None:
-            return status("stale", f"{path}: not listed in the manifest")
-        fingerprint = self.fingerprints.get(case.id)
-        if fingerprint is None:
-            fingerprint = self.fingerprints[case.id] = case_fingerprint(suite, case)
-        if entry.fingerprint != fingerprint:
-            return status(
-                "stale", "the case's messages, tools or scripted results changed since it was recorded"
-            )
         try:
             cassette = open_for_replay(path)
         except CassetteError as exc:
             self.unreadable.append(case.id)
-            return status("errored", str(exc))
-        return await run_case(ReplayExchange(cassette), suite, case, self.model, sleep=no_sleep)
+            return CaseResult(id=case.id, group=case.group, status="errored", reason=str(exc))
+        return replay_case(ReplayExchange(cassette), suite, case, self.model)
 
+    def _refusal(
+        self, suite: Suite, case: Case
+    ) -> tuple[Literal["errored", "stale", "unrecorded"], str] | None:
+        """Why the case is not replayed from this folder, or None."""
+        if self.absent:
+            return "unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded"
+        if self.problem is not None:
+            self.unreadable.append(case.id)
+            return "errored", self.problem
 
-def open_model_directory(directory: Path, suite: Suite) -> ReplayModel:
-    """Read a model directory's manifest; a bad one errors every case of that directory, not the run."""
-    return _open_run(directory, suite, directory.name, 1)
+        def fingerprint() -> str:
+            if case.id not in self.fingerprints:
+                self.fingerprints[case.id] = case_fingerprint(suite, case)
+            return self.fingerprints[case.id]
+
+        return recording_problem(self.manifest, self.directory, case.id, fingerprint)
 
 
 def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:
-    """Every run of a model folder, run 1 first (`cassettes.run_directories`), each opened on its own:
+    """Every run of a model folder, run 1 first (`cassette.layout.run_directories`), each opened on its own:
     a bad run manifest errors that run's cases only; run folders that cannot be used (too many
     missing) error every case of the model, with the reason."""
     try:
@@ -155,52 +118,23 @@ def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:
 
 
 def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayModel:
-    """One run's folder; `owner` is the model folder's name, which the manifest's model must give."""
+    """One run's folder; `owner` is the model folder's name, which the manifest's model must give.
+    A manifest that breaks a rule (`lobrec.cassette.manifest`) errors every case of the folder."""
     fallback = model_from_dir_name(owner)
-
-    def unusable(problem: str, model: str = fallback) -> ReplayModel:
-        return ReplayModel(model=model, directory=directory, manifest=None, problem=problem, run=run)
-
     if run > 1 and not directory.exists() and not directory.is_symlink():
         return ReplayModel(model=fallback, directory=directory, manifest=None, run=run, absent=True)
     try:
         manifest = load_manifest(directory)
     except CassetteError as exc:
-        return unusable(str(exc))
-    try:
-        expected_dir = model_dir_name(manifest.model)
-    except Exception as exc:
-        return unusable(f"{directory}/manifest.json: {exc}")
-    if expected_dir != owner:
-        return unusable(
-            f"{directory}/manifest.json: model {manifest.model!r} does not belong in this directory"
-        )
-    if not SEMVER.match(manifest.suite.version):
-        return unusable(
-            f"{directory}/manifest.json: suite version {manifest.suite.version!r} is not a version",
-            manifest.model,
-        )
-    if manifest.suite.version.split(".")[0] != suite.version.split(".")[0]:
-        # Only this model (this run) cannot be re-judged: the others in the folder still are.
-        return unusable(
-            f"{directory}: recorded on suite {manifest.suite.name} {manifest.suite.version}, "
-            f"the suite is {suite.name} {suite.version}: another major version cannot be re-judged",
-            manifest.model,
-        )
+        return ReplayModel(model=fallback, directory=directory, manifest=None, problem=str(exc), run=run)
+    for problem in manifest_problems(manifest, directory, owner, suite):
+        if problem.reason is not None:
+            # A version problem is the manifest's own model's; another model's folder is not.
+            model = manifest.model if problem.kind == "version" else fallback
+            return ReplayModel(
+                model=model, directory=directory, manifest=None, problem=problem.reason, run=run
+            )
     return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
-
-
-def newer_suite_problem(where: Path, recorded: str, suite: Suite | SuiteRef) -> str | None:
-    """Why cassettes recorded with suite version `recorded` must not be judged with `suite` silently:
-    a newer suite may have cases, requests or checks this one lacks, so the scores would differ
-    without a word. None when `recorded` is not newer. One rule for rescore, diff and record."""
-    old, new = version_order(suite.version), version_order(recorded)
-    if new[0] != old[0] or new <= old:  # another major version is never re-judged: errored, not refused
-        return None
-    return (
-        f"{where}: recorded with suite {suite.name} {recorded}, newer than the judging suite "
-        f"{suite.version}; judge it with that suite (--suite FILE) or pass --allow-newer-suite"
-    )
 
 
 def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
@@ -211,53 +145,6 @@ def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
         problem = newer_suite_problem(replay.directory, replay.manifest.suite.version, suite)
         if problem is not None:
             raise VersionMismatch(problem)
-
-
-def with_provenance(run: RunResult, suite: Suite, models: list[ReplayModel]) -> RunResult:
-    """The run stamped with what judged it (lobrec's version, the suite's content hash) and, per model,
-    the manifests its cases came from: all read from the inputs, so rescores stay byte-identical."""
-    recorded: dict[str, list[Recording]] = {}
-    for replay in sorted(models, key=lambda r: (r.run, str(r.directory))):
-        manifest = replay.manifest
-        if manifest is None:
-            continue
-        recorded.setdefault(replay.model, []).append(
-            Recording(
-                run=replay.run,
-                suite=SuiteRef(name=manifest.suite.name, version=manifest.suite.version),
-                lobrec_version=manifest.lobrec_version,
-                started_at=manifest.started_at,
-                finished_at=manifest.finished_at,
-            )
-        )
-    return msgspec.structs.replace(
-        run,
-        lobrec_version=__version__,
-        suite=msgspec.structs.replace(run.suite, sha256=suite_fingerprint(suite)),
-        models=[
-            msgspec.structs.replace(model, recorded=recorded.get(model.model, [])) for model in run.models
-        ],
-    )
-
-
-def build_run_result(suite: Suite, cases_by_model: dict[str, list[CaseResult]]) -> RunResult:
-    """Per-model metrics, models sorted by name, so record and rescore give identical files."""
-    models = [
-        model_result(suite, model, cases, temperature_ignored(cases))
-        for model, cases in sorted(cases_by_model.items())
-    ]
-    return finish_run(suite, RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models))
-
-
-def finish_run(suite: Suite, run: RunResult) -> RunResult:
-    """What needs every model of the run at once: tiers, the resolution, and `auto`'s routing."""
-    models = [
-        model
-        if model.model != ROUTER
-        else msgspec.structs.replace(model, routing=routing(suite, model, run.models))
-        for model in run.models
-    ]
-    return rank_run(msgspec.structs.replace(run, models=models))
 
 
 @dataclass(kw_only=True)
@@ -278,7 +165,6 @@ async def rescore(
     suite: Suite,
     root: Path,
     progress: Progress | None = None,
-    concurrency: int = 8,
     jobs: int = 1,
     *,
     allow_newer_suite: bool = False,
@@ -287,9 +173,7 @@ async def rescore(
     (its cassettes are not complete: every case it has not reached would read as unrecorded)."""
     directories = model_directories(root)
     refuse_while_recording(directories)
-    return await rescore_directories(
-        suite, directories, progress, concurrency, jobs, allow_newer_suite=allow_newer_suite
-    )
+    return await rescore_directories(suite, directories, progress, jobs, allow_newer_suite=allow_newer_suite)
 
 
 async def rescore_against(
@@ -297,7 +181,6 @@ async def rescore_against(
     old: Suite,
     root: Path,
     progress: Progress | None = None,
-    concurrency: int = 8,
     jobs: int = 1,
     *,
     allow_newer_suite: bool = False,
@@ -310,8 +193,8 @@ async def rescore_against(
     from lobrec.core.suitechanges import suite_changes
     from lobrec.core.suitediff import diff_suites
 
-    outcome = await rescore(suite, root, progress, concurrency, jobs, allow_newer_suite=allow_newer_suite)
-    before = await rescore(old, root, None, concurrency, jobs, allow_newer_suite=True)
+    outcome = await rescore(suite, root, progress, jobs, allow_newer_suite=allow_newer_suite)
+    before = await rescore(old, root, None, jobs, allow_newer_suite=True)
     changes = suite_changes(diff_suites(old, suite), before.run, outcome.run)
     outcome.run = msgspec.structs.replace(outcome.run, suite_changes=changes)
     return outcome
@@ -321,7 +204,6 @@ async def rescore_directories(
     suite: Suite,
     directories: list[Path],
     progress: Progress | None = None,
-    concurrency: int = 8,
     jobs: int = 1,
     *,
     allow_newer_suite: bool = False,
@@ -332,11 +214,10 @@ async def rescore_directories(
     anything is judged, unless `allow_newer_suite`.
 
     `jobs` > 1 spreads the run folders over that many processes (never more than there are
-    folders); the results are the same as with one. `concurrency` is kept for callers: replay
-    never waits on anything, so its cases run one after another, which is fastest. The outcome's
-    `models` has one `ReplayModel` per run folder (`run` says which), run 1 first for each model.
+    folders); the results are the same as with one. Replay never waits on anything, so its cases
+    run one after another, which is fastest. The outcome's `models` has one `ReplayModel` per run
+    folder (`run` says which), run 1 first for each model.
     """
-    del concurrency
     progress = progress or Progress()
     models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
     if not allow_newer_suite:
@@ -346,74 +227,16 @@ async def rescore_directories(
         run = await _replay_in_processes(suite, models, progress, jobs)
     else:
         replayed = await _replay_here(suite, models, progress)
-        entries = [
-            model_result(suite, replay.model, cases, temperature_ignored(cases))
-            for replay, cases in zip(models, replayed, strict=True)
-        ]
-        run = _assemble(suite, models, entries)
+        entries = [entry(suite, replay.model, cases) for replay, cases in zip(models, replayed, strict=True)]
+        run = assemble(suite, models, entries)
     return RescoreOutcome(run=with_provenance(run, suite, models), models=models)
-
-
-def _assemble(suite: Suite, models: list[ReplayModel], entries: list[ModelResult]) -> RunResult:
-    """The results from one entry per run folder: folders of one model and one run (two spellings of
-    a name) are merged as `_by_model` does, then each model's runs are put together."""
-    folders: dict[str, dict[int, list[int]]] = {}
-    for index, replay in enumerate(models):
-        folders.setdefault(replay.model, {}).setdefault(replay.run, []).append(index)
-    results = []
-    for model in sorted(folders):
-        runs = folders[model]
-        per_run = []
-        for number in range(1, max(runs) + 1):
-            indexes = runs[number]  # each folder lists its runs 1..K without gaps (run_directories)
-            if len(indexes) == 1:
-                per_run.append(entries[indexes[0]])
-                continue
-            (merged,) = _by_model(
-                suite, [models[i] for i in indexes], [entries[i].cases for i in indexes]
-            ).values()
-            per_run.append(model_result(suite, model, merged, temperature_ignored(merged)))
-        results.append(combine_runs(suite, per_run))
-    return finish_run(
-        suite, RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=results)
-    )
-
-
-def _by_model(
-    suite: Suite, models: list[ReplayModel], replayed: list[list[CaseResult]]
-) -> dict[str, list[CaseResult]]:
-    """Each model's cases in suite order; two directories of one model share one list (the later
-    directory's result of a case wins)."""
-    results: dict[str, dict[str, CaseResult]] = {}
-    for replay, cases in zip(models, replayed, strict=True):
-        results.setdefault(replay.model, {}).update((case.id, case) for case in cases)
-    order = {case.id: n for n, case in enumerate(suite.cases)}
-    return {model: sorted(found.values(), key=lambda r: order[r.id]) for model, found in results.items()}
-
-
-@types.coroutine
-def _let_the_loop_run() -> Generator[None, None, None]:
-    """One turn of the event loop, as `asyncio.sleep(0)` gives, without asking for a sleep (replay
-    never sleeps, and tests check that it never asks to)."""
-    yield
-
-
-def _drive(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a replay coroutine to its end at once: replay awaits nothing real (answers come from
-    memory, retries do not sleep), so the event loop's scheduling would only add cost."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coroutine.close()
-    raise RuntimeError("replay awaited something: it must never wait on I/O")
 
 
 def _replay_model(suite: Suite, replay: ReplayModel, progress: Progress) -> list[CaseResult]:
     results = []
     for case in suite.cases:
         progress.started(replay.model, case.id)
-        result = _drive(replay.replay_case(suite, case))
+        result = replay.replay_case(suite, case)
         results.append(result)
         progress.finished(replay.model, result)
     return results
@@ -422,11 +245,10 @@ def _replay_model(suite: Suite, replay: ReplayModel, progress: Progress) -> list
 async def _replay_here(suite: Suite, models: list[ReplayModel], progress: Progress) -> list[list[CaseResult]]:
     fingerprints: dict[str, str] = {}
     replayed: list[list[CaseResult]] = []
-    with sockets_shut():
-        for replay in models:
-            replay.fingerprints = fingerprints
-            replayed.append(_replay_model(suite, replay, progress))
-            await _let_the_loop_run()  # between directories, a signal handler (Ctrl-C) may run
+    for replay in models:
+        replay.fingerprints = fingerprints
+        replayed.append(_replay_model(suite, replay, progress))
+        await asyncio.sleep(0)  # between directories, a signal handler (Ctrl-C) may run
     return replayed
 
 
@@ -452,11 +274,8 @@ def _replay_in_worker(replay: ReplayModel) -> tuple[list[str], bytes]:
     suite = _worker_suite
     assert suite is not None
     replay.fingerprints = _worker_fingerprints
-    with sockets_shut():
-        (cases,) = _by_model(suite, [replay], [_replay_model(suite, replay, Progress())]).values()
-    return replay.unreadable, msgspec.msgpack.encode(
-        model_result(suite, replay.model, cases, temperature_ignored(cases))
-    )
+    (cases,) = by_model(suite, [replay], [_replay_model(suite, replay, Progress())]).values()
+    return replay.unreadable, msgspec.msgpack.encode(entry(suite, replay.model, cases))
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
@@ -492,12 +311,12 @@ async def _replay_in_processes(
                 unreadable, encoded = future.result()
                 replay = models[index]
                 replay.unreadable.extend(unreadable)
-                entry = entries[index] = _model_result.decode(encoded)
-                for case in entry.cases:
+                judged = entries[index] = _model_result.decode(encoded)
+                for case in judged.cases:
                     progress.started(replay.model, case.id)
                     progress.finished(replay.model, case)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    finished = [entry for entry in entries if entry is not None]
+    finished = [judged for judged in entries if judged is not None]
     assert len(finished) == len(models)  # a worker's failure raised above
-    return _assemble(suite, models, finished)
+    return assemble(suite, models, finished)

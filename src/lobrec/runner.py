@@ -1,7 +1,11 @@
-"""Running a case: steps in order through an `Exchange`, the retry rule, chains.
+"""Running a case: steps in order through an exchange, the retry rule, chains.
 
-This is the one code path for live and replay: the exchange decides whether answers come from the
-network (recorded as they pass, `lobrec.transport`) or from a cassette (`lobrec.playback`); see
+`case_run` is the one code path for live and replay, written without I/O (as h11 is for httpx): a
+generator that yields each request body and each wait the retry rule asks for, is sent each answer
+(or has the exchange's failure thrown in), and returns the judged case. Two drivers carry its
+messages and decide nothing: `run_case` awaits a live `Exchange` (answers from the network,
+recorded as they pass, `lobrec.live`) and the retry waits; `replay_case` asks a `Replayer` (answers
+from a cassette, `lobrec.playback`) synchronously, and recorded retries replay without waiting. See
 `lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
@@ -17,34 +21,50 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
+from lobrec.cassette.headers import COST_HEADER, DROPPED_PARAMS_HEADER, cost_usd
 from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import ApiCall, CaseResult, StepVerdict, oversized
 from lobrec.core.suite import CallStep, Case, Message, Suite
 from lobrec.defaults import DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
-from lobrec.errors import CassetteError, CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import TIMED_OUT, Answer, Exchange, failure_kind
+from lobrec.errors import CassetteError, CassetteMiss, GatewayError, LobrecError, TransportFailure
+from lobrec.exchange import (
+    TIMED_OUT,
+    Answer,
+    Exchange,
+    Replayer,
+    Timing,
+    failure_kind,
+    failure_timing,
+    latency_ms,
+)
 from lobrec.settings import parse_delays
 
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 DEFAULT_RETRY_DELAYS_S = parse_delays(DEFAULT_RETRY_DELAYS)
-COST_HEADER = "x-lobstack-cost-usd"
-MAX_CALL_COST_USD = 1000.0
-"""A cost header above this for one chat completion is not credible and counts as unpriced."""
-DROPPED_PARAMS_HEADER = "x-lobstack-dropped-params"
 
 Sleep = Callable[[float], Awaitable[None]]
 
 
 async def no_sleep(_: float) -> None:
-    """Replay's sleep: recorded retries replay at once."""
+    """A sleep that does not wait: retries at once (tests record through it)."""
+
+
+class Wait(NamedTuple):
+    """What a case run yields between attempts: the retry rule's delay."""
+
+    seconds: float
+
+
+CaseRun = Generator[bytes | Wait, Answer | None, CaseResult]
+"""A case being run (`case_run`): it yields request bodies and waits, is sent the answer to each
+body (None after a wait) or has the exchange's failure thrown in, and returns the case's result."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,27 +75,14 @@ class RetryPolicy:
     delays_s: tuple[float, ...] = DEFAULT_RETRY_DELAYS_S
 
 
-@dataclass(kw_only=True)
-class _Attempts:
-    step: int
-    calls: list[ApiCall] = field(default_factory=list)
+def _failed_call(step: int, attempt: int, failure: GatewayError) -> ApiCall:
+    """An attempt that got no usable answer: no status; timed when it was a transport failure,
+    not timed when lobrec refused the answer itself (too large, not text, holding the key)."""
+    return _call(step, attempt, None, failure_timing(failure), error=str(failure))
 
 
-def _cost(answer: Answer) -> float | None:
-    return cost_usd(answer.headers.get(COST_HEADER))
-
-
-def cost_usd(value: str | None) -> float | None:
-    """A call's price from its cost header; None when absent or not a credible price."""
-    if value is None:
-        return None
-    try:
-        cost = float(value)
-    except ValueError:
-        return None
-    # A price that is not a finite amount a call could cost is no price: `inf` or `1e308` would
-    # overflow every sum and plot built on it.
-    return cost if math.isfinite(cost) and 0 <= cost <= MAX_CALL_COST_USD else None
+def _call(step: int, attempt: int, status: int | None, timing: Timing, **more: Any) -> ApiCall:
+    return ApiCall(step=step, attempt=attempt, status=status, latency_ms=latency_ms(timing), **more)
 
 
 def _dropped(answer: Answer) -> list[str]:
@@ -113,16 +120,20 @@ def lasting_failure(case: CaseResult) -> str | None:
     recording's fail-fast compares them), else None."""
     if case.status != "errored" or not case.api_calls or any(c.status == 200 for c in case.api_calls):
         return None
-    last = case.api_calls[-1]
-    if last.status in LASTING_STATUSES:
-        return f"the gateway answered {last.status}: {LASTING_STATUSES[last.status]}"
-    if last.status is None and last.error is not None:
-        kind = failure_kind(last.error)
-        if kind in LASTING_FAILURES and all(
-            call.status is None and call.error and failure_kind(call.error) == kind for call in case.api_calls
-        ):
-            return f"{kind}: {LASTING_FAILURES[kind]}"
-    return None
+    return _lasting_status(case.api_calls[-1]) or _lasting_transport_failure(case.api_calls)
+
+
+def _lasting_status(last: ApiCall) -> str | None:
+    if last.status not in LASTING_STATUSES:
+        return None
+    return f"the gateway answered {last.status}: {LASTING_STATUSES[last.status]}"
+
+
+def _lasting_transport_failure(calls: Sequence[ApiCall]) -> str | None:
+    """A `LASTING_FAILURES` kind every one of `calls` ended in (no answer), when they all did."""
+    kinds = {failure_kind(call.error) if call.status is None and call.error else None for call in calls}
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return f"{kind}: {LASTING_FAILURES[kind]}" if kind in LASTING_FAILURES else None
 
 
 class CaseErrored(Exception):
@@ -131,52 +142,62 @@ class CaseErrored(Exception):
         self.reason = reason
 
 
-async def _send_with_retries(
-    exchange: Exchange,
-    body: bytes,
-    step: int,
-    attempts: list[ApiCall],
-    policy: RetryPolicy,
-    sleep: Sleep,
-) -> Answer:
+def _send_with_retries(
+    body: bytes, step: int, attempts: list[ApiCall], policy: RetryPolicy
+) -> Generator[bytes | Wait, Answer | None, Answer]:
     tries = 1 + len(policy.delays_s)
     for attempt in range(tries):
-        last = attempt == tries - 1
-        try:
-            answer = await exchange.send(body)
-        except TransportFailure as exc:
-            attempts.append(
-                ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=exc.elapsed_ms)
-            )
-            if last:
-                raise CaseErrored(f"step {step + 1}: the request failed {tries} times; last: {exc}") from None
-            await sleep(policy.delays_s[attempt])
-            continue
-        except GatewayError as exc:
-            # An answer lobrec itself refused (too large, not text, holding the key): not timed.
-            attempts.append(ApiCall(step=step, attempt=attempt, status=None, error=str(exc), latency_ms=None))
-            raise CaseErrored(f"step {step + 1}: {exc}") from None
-        call = ApiCall(
-            step=step,
-            attempt=attempt,
-            status=answer.status,
-            latency_ms=answer.elapsed_ms,
-            cost_usd=_cost(answer),
+        answer = yield from _attempt(body, step, attempt, attempts, tries)
+        if answer is not None:
+            return answer
+        yield Wait(policy.delays_s[attempt])
+    raise AssertionError("unreachable")
+
+
+def _attempt(
+    body: bytes, step: int, attempt: int, attempts: list[ApiCall], tries: int
+) -> Generator[bytes, Answer | None, Answer | None]:
+    """One attempt, appended to `attempts`: the answer to judge, None to try again (the retry
+    rule), or CaseErrored."""
+    last = attempt == tries - 1
+    try:
+        answer = yield body
+    except TransportFailure as exc:
+        attempts.append(_failed_call(step, attempt, exc))
+        if last:
+            raise CaseErrored(f"step {step + 1}: the request failed {tries} times; last: {exc}") from None
+        return None
+    except GatewayError as exc:
+        attempts.append(_failed_call(step, attempt, exc))
+        raise CaseErrored(f"step {step + 1}: {exc}") from None
+    assert answer is not None, "a request body is answered"
+    attempts.append(
+        _call(
+            step,
+            attempt,
+            answer.status,
+            answer.timing,
+            cost_usd=cost_usd(answer.headers.get(COST_HEADER)),
             dropped_params=_dropped(answer),
         )
-        if answer.status in RETRY_STATUSES:
-            attempts.append(call)
-            if last:
-                raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
-            await sleep(policy.delays_s[attempt])
-            continue
-        if not wire.is_success(answer.status) and not wire.tool_use_failed(answer.status, answer.body):
-            attempts.append(call)
-            message = _error_message(answer)
-            raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {message}")
-        attempts.append(call)
-        return answer
-    raise AssertionError("unreachable")
+    )
+    if answer.status in RETRY_STATUSES:
+        if last:
+            raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status} {tries} times")
+        return None
+    if not wire.is_success(answer.status) and not wire.tool_use_failed(answer.status, answer.body):
+        raise CaseErrored(f"step {step + 1}: the gateway answered {answer.status}: {_error_message(answer)}")
+    return answer
+
+
+def _reply(answer: Answer) -> wire.Reply:
+    """The answer read as the model's reply; a body that is not a completion is the gateway's fault."""
+    if wire.tool_use_failed(answer.status, answer.body):
+        return wire.parse_tool_use_failed(answer.body)
+    try:
+        return wire.parse_completion(answer.body, answer.status)
+    except wire.NotACompletion as exc:
+        raise GatewayError(str(exc)) from None
 
 
 def _next_messages(
@@ -190,52 +211,28 @@ def _next_messages(
     return [*messages, wire.assistant_message(reply), *tool_messages]
 
 
-async def run_case(
-    exchange: Exchange,
-    suite: Suite,
-    case: Case,
-    model: str,
-    *,
-    policy: RetryPolicy = RetryPolicy(),
-    sleep: Sleep | None = None,
-) -> CaseResult:
-    """Run every step of a case (a chain stops at its first failing step) and judge each.
-
-    `sleep` waits between retries: `asyncio.sleep` (looked up at call time) unless given; replay
-    passes `no_sleep`.
-    """
-    sleep = sleep or asyncio.sleep
+def case_run(suite: Suite, case: Case, model: str, policy: RetryPolicy) -> CaseRun:
+    """Run every step of a case (a chain stops at its first failing step) and judge each: the one
+    code path of live and replay (see the module docstring for how it is driven)."""
     offered = suite.offered_tools(case)
     messages: list[Message | dict[str, Any]] = list(case.messages)
     verdicts: list[StepVerdict] = []
     attempts: list[ApiCall] = []
 
-    def result(status: str, reason: str | None = None) -> CaseResult:
+    def result(status: Literal["scored", "errored", "stale"], reason: str | None = None) -> CaseResult:
         return CaseResult(
-            id=case.id,
-            group=case.group,
-            status=status,
-            reason=reason,  # type: ignore[arg-type]
-            steps=verdicts,
-            api_calls=attempts,
+            id=case.id, group=case.group, status=status, reason=reason, steps=verdicts, api_calls=attempts
         )
 
     for index, step in enumerate(case.steps):
         body = wire.request_body(model, messages, offered)
         try:
-            answer = await _send_with_retries(exchange, body, index, attempts, policy, sleep)
-            reply = (
-                wire.parse_tool_use_failed(answer.body)
-                if wire.tool_use_failed(answer.status, answer.body)
-                else wire.parse_completion(answer.body, answer.status)
-            )
+            reply = _reply((yield from _send_with_retries(body, index, attempts, policy)))
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:
             return result("stale", f"step {index + 1}: {exc}")
-        except CassetteError as exc:  # a recorded answer that cannot be replayed (untrusted file)
-            return result("errored", f"step {index + 1}: {exc}")
-        except GatewayError as exc:
+        except (CassetteError, GatewayError) as exc:  # CassetteError: a recorded answer replay cannot trust
             return result("errored", f"step {index + 1}: {exc}")
         attempts[-1] = _judged(attempts[-1], reply.model)
         verdict = judge_step(step, reply, offered, index)
@@ -248,6 +245,59 @@ async def run_case(
             break
         messages = _next_messages(messages, step, reply, verdict)
     return result("scored")
+
+
+def _resume(run: CaseRun, outcome: Answer | LobrecError | None) -> bytes | Wait | CaseResult:
+    """Hand the run what its last request got (an answer, the exchange's failure, None after a
+    wait, or None to start it); its next request, or its result once it is done."""
+    try:
+        return run.throw(outcome) if isinstance(outcome, LobrecError) else run.send(outcome)
+    except StopIteration as done:
+        finished: CaseResult = done.value
+        return finished
+
+
+async def run_case(
+    exchange: Exchange,
+    suite: Suite,
+    case: Case,
+    model: str,
+    *,
+    policy: RetryPolicy = RetryPolicy(),
+    sleep: Sleep | None = None,
+) -> CaseResult:
+    """`case_run` through a live exchange. `sleep` waits between retries: `asyncio.sleep` (looked up
+    at call time) unless given."""
+    wait = sleep or asyncio.sleep
+    run = case_run(suite, case, model, policy)
+    request = _resume(run, None)
+    while not isinstance(request, CaseResult):
+        if isinstance(request, Wait):
+            await wait(request.seconds)
+            request = _resume(run, None)
+            continue
+        try:
+            outcome: Answer | LobrecError = await exchange.send(request)
+        except LobrecError as failure:
+            outcome = failure
+        request = _resume(run, outcome)
+    return request
+
+
+def replay_case(replayer: Replayer, suite: Suite, case: Case, model: str) -> CaseResult:
+    """`case_run` through a recording: synchronous, and recorded retries replay without waiting."""
+    run = case_run(suite, case, model, RetryPolicy())
+    request = _resume(run, None)
+    while not isinstance(request, CaseResult):
+        if isinstance(request, Wait):
+            request = _resume(run, None)
+            continue
+        try:
+            outcome: Answer | LobrecError = replayer.send(request)
+        except LobrecError as failure:
+            outcome = failure
+        request = _resume(run, outcome)
+    return request
 
 
 def _judged(call: ApiCall, answered_by: str | None) -> ApiCall:

@@ -3,7 +3,7 @@
 A gateway, a proxy or an error message can reflect the key as written, JSON-escaped, `\\u`-escaped,
 in a Python repr, percent-encoded (a redirect `Location`), or base64-encoded (an id built from it, a
 `Basic`/`Bearer` header echoed back). The recorder scrubs every spelling before a byte reaches a
-cassette, an error text or a report (`lobrec.transport`), and `lobrec audit` looks for the same ones
+cassette, an error text or a report (`lobrec.live`), and `lobrec audit` looks for the same ones
 (`lobrec.audit`): this module is the one list of them.
 
 Base64 is found at each of the three byte alignments the key can have inside a longer encoded text
@@ -121,3 +121,20 @@ def holds(text: str, secret: str, depth: int = _NESTED_JSON_DEPTH) -> bool:
     except (ValueError, RecursionError):
         return False
     return any(holds(string, secret, depth - 1) for string in _strings(parsed))
+
+
+def scrub_bytes(data: bytes, secrets: tuple[str, ...]) -> bytes:
+    """`data` (a request or reply body) with every spelling of every secret replaced by `<redacted>`."""
+    for secret in secrets:
+        for form in spellings(secret):
+            encoded = form.encode("utf-8", "surrogatepass")
+            if encoded in data:
+                data = data.replace(encoded, REDACTED.encode())
+    return data
+
+
+def holds_secret(data: bytes, secrets: tuple[str | bytes, ...]) -> bool:
+    """A secret is in these bytes in any spelling, or in any string of them read as JSON, however
+    it is escaped."""
+    text = data.decode("utf-8", "replace")
+    return any(holds(text, s.decode() if isinstance(s, bytes) else s) for s in secrets)

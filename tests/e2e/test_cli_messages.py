@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from tests.hardening.conftest import run_lobrec
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lobrec.cassettes import MANIFEST, model_dir_name
+from lobrec.cassette.layout import MANIFEST, model_dir_name
 from tests.e2e.conftest import FakeGatewayProcess
 from tests.hardening.conftest import cli_env, run_lobrec
 

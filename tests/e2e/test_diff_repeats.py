@@ -20,7 +20,7 @@ from lobrec.cli import app
 from lobrec.core.compare import Comparison, compare
 from lobrec.core.results import ModelResult, encode_results
 from lobrec.replay import rescore, rescore_directories
-from lobrec.reports.diff import render_diff_markdown
+from lobrec.reports.diff import interpretation, render_diff_markdown, spread_sentence
 from lobrec.suite_file import load_suite
 from tests.repeated import COMMITTED, ORACLE, ROOT, repeated_model
 
@@ -56,7 +56,8 @@ def test_per_case_pass_rates_and_the_sign_test(comparison: Comparison) -> None:
     rates = {case.id: (case.a_passes, case.a_runs, case.b_passes, case.b_runs) for case in repeats.cases}
     assert rates["sel-01"] == (1, 3, 1, 2) and rates["sel-03"] == (3, 3, 0, 2)
     assert comparison.p_value == 1.0 and not comparison.significant
-    assert comparison.interpretation == "no significant difference at 5% (p=1)"
+    assert comparison.verdict == "no_difference"
+    assert interpretation(comparison) == "no significant difference at 5% (p=1)"
 
 
 def test_the_difference_is_within_the_run_to_run_spread(comparison: Comparison) -> None:
@@ -64,7 +65,7 @@ def test_the_difference_is_within_the_run_to_run_spread(comparison: Comparison) 
     assert repeats is not None
     assert (repeats.sd_a, repeats.sd_b, repeats.spread) == (1.25, 0.8839, 1.25)
     assert repeats.mean_delta == -0.625 and repeats.within_spread is True
-    assert repeats.spread_sentence == (
+    assert spread_sentence(repeats) == (
         "The difference in overall mean (-0.6 pp) is within the run-to-run spread of A and B "
         "(1.2 pp, the larger sample sd of the overall rate over runs): another run of either could "
         "move it that much."

@@ -23,10 +23,10 @@ from typer.testing import CliRunner
 from lobrec.cli import Exit, app
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import RunResult, decode_results
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.reports.export import COLUMNS, to_csv, to_jsonl
 from lobrec.reports.junit import to_junit
-from lobrec.reports.repeats import run_cases
 from lobrec.reports.summary import to_summary
 from lobrec.suite_file import load_suite
 from tests.e2e.test_committed_cassettes import FIXTURE_MODELS
@@ -42,7 +42,7 @@ def read_csv(path: Path) -> list[list[str]]:
 def step_rows(run: RunResult) -> int:
     """Rows of an export: one per judged step (at least one per case), every run of every model."""
     return sum(
-        max(1, len(case.steps)) for model in run.models for cases in run_cases(model) for case in cases
+        max(1, len(case.steps)) for model in run.models for one in runs_of(model).runs for case in one.cases
     )
 
 
@@ -184,7 +184,7 @@ def judged_steps(run: RunResult) -> list[tuple[str, int, str, int, Any]]:
     return [
         (model.model, number, case.id, step.index + 1, step)
         for model in run.models
-        for number, cases in enumerate(run_cases(model), start=1)
+        for number, cases in enumerate(runs_of(model).run_cases(), start=1)
         for case in cases
         for step in sorted(case.steps, key=lambda step: step.index)
     ]

@@ -16,8 +16,8 @@ import openai
 import pytest
 
 from lobrec.core.suite import CallStep, Case, Suite
-from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
-from lobrec.errors import GatewayError, SuiteError
+from lobrec.core.wire import NotACompletion, assistant_message, parse_completion, request_body, tool_message
+from lobrec.errors import SuiteError
 from lobrec.fakegateway import FakeGateway, answer, start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.fakegateway.faults import NOT_JSON_BODY
 from lobrec.suite_file import load_suite
@@ -290,9 +290,9 @@ def test_not_json_and_not_completion_are_gateway_errors(fake_gateway: FakeGatewa
     not_json, not_completion = _post(fake_gateway, body), _post(fake_gateway, body)
     assert (not_json.status_code, not_json.content) == (200, NOT_JSON_BODY)
     assert (not_completion.status_code, not_completion.json()) == (200, {"ok": True})
-    with pytest.raises(GatewayError) as first:
+    with pytest.raises(NotACompletion) as first:
         parse_completion(not_json.content)
-    with pytest.raises(GatewayError) as second:
+    with pytest.raises(NotACompletion) as second:
         parse_completion(not_completion.content)
     assert str(first.value) == f"the gateway's 200 body is not JSON ({len(NOT_JSON_BODY)} bytes)"
     assert str(second.value) == "the gateway's 200 body is not a chat completion (no choices)"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.core.metrics import rate
 from lobrec.core.results import ModelResult
 from lobrec.fakegateway import FLAKY, FLAKY_CASES, flaky_passes

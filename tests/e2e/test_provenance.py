@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lobrec import __version__
-from lobrec.cassettes import suite_fingerprint
+from lobrec.cassette.manifest import suite_fingerprint
 from lobrec.core.results import decode_results
 from lobrec.reports._format import provenance
 from lobrec.suite_file import load_suite

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.cassettes import MANIFEST, model_dir_name
+from lobrec.cassette.layout import MANIFEST, model_dir_name
 from tests.e2e.conftest import FakeGatewayProcess, running_gateway
 from tests.hardening.conftest import run_lobrec
 

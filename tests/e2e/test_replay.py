@@ -7,6 +7,9 @@ the cassettes) and rescores, through the library and through the CLI.
 from __future__ import annotations
 
 import asyncio
+import socket
+import socketserver
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from lobrec.core.suite import CallStep, Eq, Message, Suite, decode_suite, encode
 from lobrec.gateway import resolve_gateway
 from lobrec.recording import RecordOptions, record
 from lobrec.replay import rescore
+from lobrec.runner import Progress
 
 MODEL = "fixture/oracle"
 MODEL_DIR = "fixture%2Foracle"
@@ -237,20 +241,84 @@ def test_replay_is_offline_and_never_sleeps(
 
     monkeypatch.setattr(asyncio, "sleep", spy)
     replayed = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
-    assert slept == []
+    assert [seconds for seconds in slept if seconds != 0] == []  # sleep(0) only yields to the loop
     assert encode_results(replayed) == encode_results(live)
     sel = next(c for c in replayed.models[0].cases if c.id == "sel-01")
     assert [call.status for call in sel.api_calls] == [429, 503, 504, 200]
 
 
-def test_sockets_are_shut_while_replaying() -> None:
-    import socket
+def refuse_the_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A guard for this test only: every way Python opens a connection or resolves a name records
+    the attempt and raises. Replay itself installs nothing of the kind."""
+    attempts: list[str] = []
 
-    from lobrec.replay import NetworkShut, sockets_shut
+    def refuse(name: str) -> Any:
+        def refused(*args: Any, **kwargs: Any) -> Any:
+            attempts.append(name)
+            raise OSError(f"the test refuses {name}")
 
-    with sockets_shut(), pytest.raises(NetworkShut):
-        socket.create_connection(("127.0.0.1", 9))
-    with sockets_shut(), pytest.raises(NetworkShut), socket.socket() as raw:
-        raw.connect(("127.0.0.1", 9))
-    # and open again afterwards
-    assert socket.create_connection is not None and socket.socket.connect.__name__ == "connect"
+        return refused
+
+    for name in ("connect", "connect_ex", "sendto"):
+        monkeypatch.setattr(socket.socket, name, refuse(name))
+    for name in ("create_connection", "getaddrinfo"):
+        monkeypatch.setattr(socket, name, refuse(name))
+    return attempts
+
+
+def test_replay_sends_nothing_to_the_network(
+    fake_gateway: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = load(fake_gateway.suite_path)
+    live = do_record(fake_gateway, suite, tmp_path / "cassettes")
+    attempts = refuse_the_network(monkeypatch)
+    replayed = asyncio.run(rescore(suite, tmp_path / "cassettes")).run
+    assert attempts == []
+    assert encode_results(replayed) == encode_results(live)
+
+
+class _Echo(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        self.request.sendall(self.request.recv(64))
+
+
+def test_a_thread_using_loopback_during_a_rescore_keeps_its_network(
+    fake_gateway: Any, tmp_path: Path
+) -> None:
+    """Replay touches nothing outside itself: while a rescore is replaying its first case, another
+    thread of the same program connects to a loopback server and gets its echo back."""
+    suite = load(fake_gateway.suite_path)
+    live = do_record(fake_gateway, suite, tmp_path / "cassettes")
+    replaying, talked = threading.Event(), threading.Event()
+    echoes: list[bytes | str] = []
+
+    class Meeting(Progress):
+        def started(self, model: str, case_id: str) -> None:
+            if not replaying.is_set():
+                replaying.set()
+                assert talked.wait(60), "the other thread never finished its exchange"
+
+    def talk(port: int) -> None:
+        replaying.wait(60)
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+                connection.sendall(b"ping")
+                echoes.append(connection.recv(64))
+        except Exception as exc:  # the failure is the finding
+            echoes.append(f"{type(exc).__name__}: {exc}")
+        finally:
+            talked.set()
+
+    with socketserver.TCPServer(("127.0.0.1", 0), _Echo) as server:
+        serving = threading.Thread(target=server.serve_forever, daemon=True)
+        serving.start()
+        other = threading.Thread(target=talk, args=(server.server_address[1],))
+        other.start()
+        try:
+            replayed = asyncio.run(rescore(suite, tmp_path / "cassettes", Meeting())).run
+        finally:
+            replaying.set()
+            other.join(60)
+            server.shutdown()
+    assert echoes == [b"ping"]
+    assert encode_results(replayed) == encode_results(live)

@@ -29,22 +29,17 @@ from typing import Any
 import httpx
 import pytest
 
-from lobrec.cassettes import (
-    Manifest,
-    ManifestCase,
-    ManifestSuite,
-    case_file_name,
-    case_fingerprint,
-    model_dir_name,
-    save_manifest,
-)
+from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite
+from lobrec.cassette.layout import case_file_name, model_dir_name
+from lobrec.cassette.manifest import case_fingerprint, save_manifest
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.core.results import CaseResult
 from lobrec.core.suite import Suite
 from lobrec.errors import SuiteError
 from lobrec.fakegateway import answer
+from lobrec.live import LiveLink
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
-from lobrec.transport import LiveLink, new_for_recording, save
 from tests.e2e import conftest as e2e
 from tests.e2e.conftest import FakeGatewayProcess, running_gateway
 

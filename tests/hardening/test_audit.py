@@ -19,7 +19,7 @@ import typer
 from typer.testing import CliRunner
 
 from lobrec.audit import audit
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.cli.audit import audit_command
 from lobrec.core.suite import Suite
 from lobrec.gateway import Gateway

@@ -24,11 +24,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lobrec.audit import audit
-from lobrec.cassettes import MAX_MISSING_RUNS, model_dir_name
+from lobrec.cassette.layout import MAX_MISSING_RUNS, model_dir_name
 from lobrec.cli import app
 from lobrec.core.jsonschema import MAX_ERRORS, validate
 from lobrec.core.results import MAX_CASE_BYTES, encode_results
-from lobrec.replay import build_run_result, rescore
+from lobrec.replay import rescore
+from lobrec.run_result import build_run_result
 from lobrec.suite_file import load_suite
 from tests.hardening.conftest import record_with_handler, run_lobrec
 

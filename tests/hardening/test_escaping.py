@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite

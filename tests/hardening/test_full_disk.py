@@ -24,7 +24,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.audit import audit
-from lobrec.cassettes import MANIFEST, load_cassette_file, load_manifest, model_dir_name
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.layout import MANIFEST, model_dir_name
+from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.suite import Suite
 from lobrec.suite_file import load_suite

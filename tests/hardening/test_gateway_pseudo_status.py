@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.core.suite import Suite
 from lobrec.replay import rescore
 from lobrec.suite_file import load_suite

@@ -4,7 +4,7 @@ A reply is drawn from JSON of every shape: any JSON value at all, or a chat comp
 field may be missing, of the wrong type, or odd (lone surrogates written as `\\ud800`, huge numbers,
 names of real and made-up tools, arguments that are JSON of any kind, or not JSON). At two levels:
 
-- core: `wire.parse_completion` either gives a `Reply` or raises `GatewayError` (the case would be
+- core: `wire.parse_completion` either gives a `Reply` or raises `NotACompletion` (the case would be
   errored); `judge_step` then judges it against every step of every case without raising, and the
   verdict, and the chain's next request, encode (the results file and the wire can hold them);
 - runner: `run_case` through `LiveLink` over `httpx.MockTransport`, with generated statuses
@@ -25,16 +25,16 @@ import msgspec
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.core import wire
 from lobrec.core.judge import judge_step
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.core.suite import CallStep, Suite
-from lobrec.errors import GatewayError
+from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.replay import build_run_result
-from lobrec.runner import no_sleep, run_case
+from lobrec.run_result import build_run_result
+from lobrec.runner import no_sleep, replay_case, run_case
 from lobrec.suite_file import load_suite
-from lobrec.transport import LiveLink, new_for_recording, save
 from tests.e2e.conftest import build_small_suite
 from tests.hardening.conftest import MOCK_URL, real_suite_path
 
@@ -155,7 +155,7 @@ SURROGATES = json.dumps(
 def test_parse_and_judge_never_raise(body: bytes) -> None:
     try:
         reply = wire.parse_completion(body)
-    except GatewayError as exc:
+    except wire.NotACompletion as exc:
         assert str(exc).startswith("the gateway's 200 body is not")
         return
     for case in SUITE.cases:
@@ -222,7 +222,7 @@ async def record_and_replay(
         cassette = new_for_recording(path)
         live = await run_case(link.recording_into(cassette), SUITE, case, MODEL, sleep=no_sleep)
         save(cassette)
-    replayed = await run_case(ReplayExchange(open_for_replay(path)), SUITE, case, MODEL, sleep=no_sleep)
+    replayed = replay_case(ReplayExchange(open_for_replay(path)), SUITE, case, MODEL)
     return live, replayed
 
 

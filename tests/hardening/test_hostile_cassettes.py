@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.cassettes import MAX_CASSETTE_BYTES, model_dir_name
+from lobrec.cassette.format import MAX_CASSETTE_BYTES
+from lobrec.cassette.layout import model_dir_name
 from lobrec.core.results import CaseResult, ModelResult, decode_results
 from lobrec.core.suite import Suite
 from lobrec.replay import rescore

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from lobrec.audit import audit
-from lobrec.cassettes import RUNS_DIR, model_dir_name
+from lobrec.cassette.layout import RUNS_DIR, model_dir_name
 from lobrec.cli._reports import REPORT_FILE_NAMES
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite

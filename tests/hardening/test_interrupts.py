@@ -20,7 +20,6 @@ everything else (verdicts, counts, costs from the gateway's headers, case order)
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -35,7 +34,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cassettes import load_cassette_file, load_manifest
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.results import decode_results
 from lobrec.replay import ReplayModel
@@ -284,10 +284,9 @@ def test_a_signal_after_the_cases_ran_stops_cleanly(
     assert first.exit_code == 0, first.stderr
     replay_case = ReplayModel.replay_case
 
-    async def interrupted_replay(self: ReplayModel, *args: Any) -> Any:
-        os.kill(os.getpid(), signal.SIGINT)
-        await asyncio.sleep(0.05)  # let the loop see the signal (a replay alone may never yield)
-        return await replay_case(self, *args)
+    def interrupted_replay(self: ReplayModel, *args: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)  # the loop sees it at the next turn record gives it
+        return replay_case(self, *args)
 
     monkeypatch.setattr(ReplayModel, "replay_case", interrupted_replay)
     result = CliRunner().invoke(app, ["record", "--model", MODEL, "--case", "sel-01", *base])

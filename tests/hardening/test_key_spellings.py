@@ -28,12 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lobrec.audit import audit
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
+from lobrec.cassette.vcrpy import cassette_bytes, new_for_recording
 from lobrec.errors import ConfigError
 from lobrec.gateway import resolve_gateway
+from lobrec.live import LiveLink
 from lobrec.runner import no_sleep, run_case
 from lobrec.spellings import scrub
-from lobrec.transport import LiveLink, cassette_bytes, new_for_recording
 from tests.e2e.conftest import build_small_suite
 from tests.hardening.conftest import (
     FAST_RETRIES,

@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 
-from lobrec.cassettes import load_cassette_file
+from lobrec.cassette.format import load_cassette_file
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.gateway import Gateway
+from lobrec.live import MAX_REPLY_BYTES
 from lobrec.recording import RecordOptions, RecordOutcome, record
 from lobrec.replay import rescore
 from lobrec.runner import RetryPolicy
 from lobrec.suite_file import load_suite
-from lobrec.transport import MAX_REPLY_BYTES
 from tests.hardening.conftest import (
     Behaviour,
     RawServer,

@@ -4,7 +4,7 @@ The root itself may be a symlink to a folder (`cassettes -> /mnt/shared/cassette
 follow it, as `ls DIR` and `find -H DIR` do, since the user named it. Nothing inside it is
 followed: a symlinked model folder is skipped by rescore and a finding of audit, a symlinked
 cassette is an errored case and a finding. A root that is not a folder gets the same one line from
-both (`lobrec.cassettes.cassettes_root`).
+both (`lobrec.cassette.layout.cassettes_root`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cassettes import model_dir_name
+from lobrec.cassette.layout import model_dir_name
 from lobrec.cli import app
 from lobrec.core.suite import Suite
 

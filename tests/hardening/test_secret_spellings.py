@@ -15,9 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.errors import GatewayError
 from lobrec.exchange import Answer
-from lobrec.transport import LiveLink, holds_secret, new_for_recording, save
+from lobrec.live import LiveLink
+from lobrec.spellings import holds_secret
 
 KEY = "lsk-canary/RT+4471=zz-9d3f"
 URL = "http://127.0.0.1:9/v1/chat/completions"

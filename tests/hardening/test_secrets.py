@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from lobrec.audit import audit
-from lobrec.cassettes import load_cassette_file
+from lobrec.cassette.format import load_cassette_file
 from tests.hardening.conftest import FAST_RETRIES, RawServer, cli_env, echo_key, ok, run_lobrec
 
 CANARY = "lsk-canary-Zq81-7f3a9c2e4b6d0a1f"

@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from lobrec.cassettes import load_cassette_file, load_manifest
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.manifest import load_manifest
 from lobrec.core.results import CaseResult
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import locate

@@ -20,7 +20,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cassettes import case_file_name, load_cassette_file, load_manifest, model_dir_name
+from lobrec.cassette.format import load_cassette_file
+from lobrec.cassette.layout import case_file_name, model_dir_name
+from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.suite import CASE_ID_RULE, GROUPS, MAX_DEPTH, decode_suite, encode_suite
 from lobrec.core.suitecheck import check_suite

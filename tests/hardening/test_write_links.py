@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.cassettes import LOCK, model_dir_name, writer_lock
+from lobrec.cassette.layout import LOCK, model_dir_name
+from lobrec.cassette.locks import writer_lock
 from lobrec.cli import app
 from lobrec.cli._exits import Exit
 from lobrec.errors import CassetteError, LobrecError

@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.cassettes import LOCK, model_dir_name, write_atomic, writer_lock, writer_pid
+from lobrec.cassette.layout import LOCK, model_dir_name
+from lobrec.cassette.locks import writer_lock, writer_pid
 from lobrec.errors import CassetteError
+from lobrec.files import write_atomic
 from lobrec.gateway import Gateway
 from lobrec.recording import RecordOptions, record
 from lobrec.suite_file import load_suite
@@ -24,7 +26,7 @@ from tests.hardening.conftest import LOBREC, cli_env, run_lobrec
 HOLD = """
 import sys, time
 from pathlib import Path
-from lobrec.cassettes import writer_lock
+from lobrec.cassette.locks import writer_lock
 with writer_lock(Path(sys.argv[1])):
     print("held", flush=True)
     sys.stdin.readline()

@@ -128,7 +128,7 @@ def test_swapping_a_and_b_mirrors_the_comparison(outcomes: list[tuple[str, str]]
     assert sorted(forward.pass_to_fail) == sorted(backward.fail_to_pass)
     assert forward.significant == backward.significant
     if forward.significant:
-        assert {forward.interpretation[:11], backward.interpretation[:11]} == {"B is better", "B is worse,"}
+        assert {forward.verdict, backward.verdict} == {"b_better", "b_worse"}
 
 
 @given(pairs)
@@ -139,6 +139,8 @@ def test_significance_follows_the_p_value(outcomes: list[tuple[str, str]]) -> No
     assert result.significant == (result.paired > 0 and result.p_value < SIGNIFICANCE)
     if result.significant:
         better = result.c > result.b
-        assert result.interpretation.startswith("B is better" if better else "B is worse")
+        assert result.verdict == ("b_better" if better else "b_worse")
     elif result.paired:
-        assert result.interpretation.startswith("no significant difference at 5%")
+        assert result.verdict == "no_difference"
+    else:
+        assert result.verdict == "nothing_paired"

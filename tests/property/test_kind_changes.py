@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from lobrec.core.compare import compare, kind_changes, model_failed_steps
 from lobrec.core.failures import FAILURE_KINDS, UNCLASSIFIED
 from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs, run_cases
+from lobrec.core.repeats import combine_runs
 from lobrec.core.results import CaseResult, ModelResult
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from tests.strategies import case_result, suites
 
@@ -41,7 +42,7 @@ def failed_steps(model: ModelResult) -> int:
     """Every failed step of a scored case, over every run: what the kind counts must add up to."""
     return sum(
         not step.passed
-        for cases in run_cases(model)
+        for cases in runs_of(model).run_cases()
         for case in cases
         if case.status == "scored"
         for step in case.steps

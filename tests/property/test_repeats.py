@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 
 from lobrec.core.compare import compare, mcnemar_exact, sign_test
 from lobrec.core.metrics import model_result, rate
-from lobrec.core.repeats import case_pass_rates, combine_runs, flaky, mean_rate, spread
+from lobrec.core.repeats import combine_runs, flaky, mean_rate, spread
 from lobrec.core.results import CaseResult, ModelResult
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
+from lobrec.reports.diff import spread_sentence
 from tests.strategies import case_result, suites
 
 values = st.lists(
@@ -167,7 +169,7 @@ def test_the_repeated_diff_counts_higher_and_lower_rates_by_brute_force(
     a, b = sides
     cmp = compare(a, b)
     assert cmp.test == "sign" and cmp.repeats is not None
-    rates_a, rates_b = case_pass_rates(a), case_pass_rates(b)
+    rates_a, rates_b = runs_of(a).pass_rates(), runs_of(b).pass_rates()
     both = [case for case in rates_a if case in rates_b]
     higher = [c for c in both if Fraction(*rates_b[c]) > Fraction(*rates_a[c])]
     lower = [c for c in both if Fraction(*rates_b[c]) < Fraction(*rates_a[c])]
@@ -177,4 +179,6 @@ def test_the_repeated_diff_counts_higher_and_lower_rates_by_brute_force(
     spread = cmp.repeats.spread
     if spread is not None and cmp.repeats.mean_delta is not None:
         assert cmp.repeats.within_spread == (abs(cmp.repeats.mean_delta) <= spread)
-        assert cmp.repeats.spread_sentence
+        sentence = spread_sentence(cmp.repeats)
+        assert sentence.startswith("The difference in overall mean")
+        assert ("is within" in sentence) == cmp.repeats.within_spread

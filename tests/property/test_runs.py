@@ -3,12 +3,15 @@ top-level fields for a model recorded once, and with `repeats` for a model recor
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobrec.core.metrics import model_result, rate
 from lobrec.core.repeats import combine_runs, run_outcome
-from lobrec.core.results import ModelResult, RunResult, decode_results, encode_results
+from lobrec.core.results import ModelResult, Repeats, RunResult, decode_results, encode_results
 from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from tests.strategies import case_result, suites
@@ -93,3 +96,32 @@ def test_the_view_is_the_same_read_back_from_the_results_file(
     run = RunResult(suite=model.suite, models=[model])
     (again,) = decode_results(encode_results(run)).models
     assert runs_of(again) == runs_of(model)
+
+
+def test_the_committed_results_read_as_their_runs() -> None:
+    run = decode_results((Path(__file__).parents[2] / "fixtures" / "expected-results.json").read_bytes())
+    repeated = {model.model for model in run.models if model.repeats is not None}
+    assert repeated == {"fixture/flaky"}  # the fixture holds both shapes
+    for model in run.models:
+        view = runs_of(model)
+        assert view.repeated == (model.model in repeated) and view.run_cases()[0] == model.cases
+        if model.repeats is None:
+            assert (view.k, view.flaky) == (1, [])
+        else:
+            assert (view.k, view.flaky) == (model.repeats.runs, model.repeats.flaky) and view.flaky
+
+
+def test_a_repeats_section_listing_no_run_reads_as_run_one_alone() -> None:
+    suite = Suite(name="s", version="1.0.0", system_prompt="", tools=[], cases=[])
+    model = model_result(suite, "m", [], False)
+    empty = Repeats(
+        runs=2,
+        per_run=[],
+        spread={},
+        pass_hat_k=rate(0, 0),
+        pass_at_k=rate(0, 0),
+        flaky=[],
+        cases=[],
+    )
+    view = runs_of(msgspec.structs.replace(model, repeats=empty))
+    assert view == runs_of(model) and view.k == 1

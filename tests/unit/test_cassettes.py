@@ -10,15 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.cassettes import (
-    case_file_name,
-    decode_cassette,
-    model_dir_name,
-    model_from_dir_name,
-    read_capped,
-    write_atomic,
-)
+from lobrec.cassette.format import decode_cassette, encode_pretty, read_capped
+from lobrec.cassette.layout import case_file_name, model_dir_name, model_from_dir_name
 from lobrec.errors import CassetteError, ConfigError
+from lobrec.files import write_atomic
 
 
 @given(st.text(min_size=1, max_size=200).filter(lambda s: "\x00" not in s))
@@ -101,7 +96,7 @@ def test_atomic_write_replaces_whole_and_leaves_no_temporary(tmp_path: Path) -> 
             b'{"version": 1, "interactions": [], "extra": 1}',
             "not a cassette: Object contains unknown field `extra`",
         ),
-        (b'{"version": 2, "interactions": []}', "cassette format version 2, expected 1"),
+        (b'{"version": 2, "interactions": []}', "not a cassette: cassette format version 2, expected 1"),
     ],
 )
 def test_decode_errors_name_the_file(data: bytes, message: str) -> None:
@@ -111,7 +106,7 @@ def test_decode_errors_name_the_file(data: bytes, message: str) -> None:
 
 
 def test_run_directories_lists_run_one_then_every_run_up_to_the_highest(tmp_path: Path) -> None:
-    from lobrec.cassettes import RUNS_DIR, run_directories
+    from lobrec.cassette.layout import RUNS_DIR, run_directories
 
     model = tmp_path / "m"
     model.mkdir()
@@ -128,3 +123,14 @@ def test_run_directories_lists_run_one_then_every_run_up_to_the_highest(tmp_path
     runs = model / RUNS_DIR
     assert run_directories(model) == [model, runs / "2", runs / "3", runs / "4"]
     assert not (runs / "3").exists()
+
+
+COMMITTED = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
+
+
+@pytest.mark.parametrize("path", sorted(COMMITTED.glob("*/sel-0*.json")), ids=lambda path: path.parent.name)
+def test_a_recorded_file_is_exactly_the_format_encoded(path: Path) -> None:
+    """The format is described once: every committed cassette is its decoded Struct encoded again,
+    byte for byte, so what recording writes and what the Structs say cannot drift apart."""
+    data = path.read_bytes()
+    assert encode_pretty(decode_cassette(data, path)) == data

@@ -15,10 +15,11 @@ from lobrec.core.compare import (
     Unpaired,
     compare,
     format_p,
-    interpret,
     mcnemar_exact,
+    verdict,
 )
 from lobrec.core.results import SuiteRef
+from lobrec.reports.diff import interpretation
 from tests.sample_results import model_result, sample_run, sample_suite, wrong_tool
 
 # (b, c, exact p) - worked by hand from p = min(1, 2 * sum_{k<=min(b,c)} C(b+c, k) / 2^(b+c)).
@@ -77,19 +78,22 @@ def test_format_p(p: float, text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("paired", "b", "c", "p", "text"),
+    ("paired", "b", "c", "p", "found", "text"),
     [
-        (0, 0, 0, 1.0, "no case was scored in both runs: nothing to compare"),
-        (10, 0, 0, 1.0, "no significant difference at 5% (p=1)"),
-        (10, 1, 5, 0.21875, "no significant difference at 5% (p=0.219)"),
-        (20, 0, 6, 0.03125, "B is better, p=0.0312"),
-        (20, 6, 0, 0.03125, "B is worse, p=0.0312"),
-        (80, 0, 30, mcnemar_exact(0, 30), "B is better, p<0.001"),
-        (20, 1, 9, 0.05, "no significant difference at 5% (p=0.05)"),  # 5% itself is not below 5%
+        (0, 0, 0, 1.0, "nothing_paired", "no case was scored in both runs: nothing to compare"),
+        (10, 0, 0, 1.0, "no_difference", "no significant difference at 5% (p=1)"),
+        (10, 1, 5, 0.21875, "no_difference", "no significant difference at 5% (p=0.219)"),
+        (20, 0, 6, 0.03125, "b_better", "B is better, p=0.0312"),
+        (20, 6, 0, 0.03125, "b_worse", "B is worse, p=0.0312"),
+        (80, 0, 30, mcnemar_exact(0, 30), "b_better", "B is better, p<0.001"),
+        (20, 1, 9, 0.05, "no_difference", "no significant difference at 5% (p=0.05)"),  # 5% is not below 5%
     ],
 )
-def test_interpret(paired: int, b: int, c: int, p: float, text: str) -> None:
-    assert interpret(paired, b, c, p) == text
+def test_the_verdict_and_its_words(paired: int, b: int, c: int, p: float, found: str, text: str) -> None:
+    assert verdict(paired, b, c, p) == found
+    model = sample_run().models[0]
+    cmp = msgspec.structs.replace(compare(model, model), verdict=verdict(paired, b, c, p), p_value=p)
+    assert interpretation(cmp) == text
 
 
 def test_compare_sample_models_whole_result() -> None:
@@ -154,7 +158,7 @@ def test_compare_sample_models_whole_result() -> None:
         ],
         p_value=1.0,
         significant=False,
-        interpretation="no significant difference at 5% (p=1)",
+        verdict="no_difference",
         # o4: near-slack calls the wrong tool, arg-line-range and chain-status-diff fail a check;
         # auto: sel-readme makes a tool up, nocall-ask calls one, par-two-cities makes 1 call of 2
         kinds=[
@@ -173,7 +177,7 @@ def test_compare_against_a_model_without_scores_pairs_nothing() -> None:
     run = sample_run()
     result = compare(run.models[0], run.models[2])
     assert (result.paired, result.b, result.c, result.p_value, result.significant) == (0, 0, 0, 1.0, False)
-    assert result.interpretation == "no case was scored in both runs: nothing to compare"
+    assert interpretation(result) == "no case was scored in both runs: nothing to compare"
     assert [item.delta for item in result.deltas[:7]] == [None] * 7
     assert [(item.id, item.a, item.b) for item in result.unpaired][:2] == [
         ("sel-readme", "scored", "errored"),
@@ -194,10 +198,10 @@ def test_compare_significant_improvement_and_missing_cases() -> None:
     assert result.fail_to_pass == ids[1:8]
     assert result.unpaired == [Unpaired(id=ids[0], a="scored", b=None)]
     assert result.p_value == 2 / 2**7
-    assert result.interpretation == "B is better, p=0.0156"
+    assert interpretation(result) == "B is better, p=0.0156"
     assert result.significant is True
     reverse = compare(b_short, a)
-    assert reverse.interpretation == "B is worse, p=0.0156"
+    assert interpretation(reverse) == "B is worse, p=0.0156"
     assert reverse.unpaired == [Unpaired(id=ids[0], a=None, b="scored")]
 
 

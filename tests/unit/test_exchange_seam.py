@@ -16,10 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lobrec.cassette.headers import joined_headers
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.errors import CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import Answer, joined_headers
+from lobrec.exchange import Answer
+from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.transport import LiveLink, new_for_recording, save
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 BODY = b'{"model":"m","messages":[]}'
@@ -53,7 +55,7 @@ EXCHANGES: dict[str, Handler] = {
 
 def _outcome(send: Callable[[], object]) -> Answer | tuple[str, str]:
     try:
-        result = asyncio.run(send())  # type: ignore[arg-type]
+        result = send()
     except (TransportFailure, GatewayError, CassetteMiss) as exc:
         return (type(exc).__name__, str(exc))
     assert isinstance(result, Answer)
@@ -72,7 +74,7 @@ def test_live_and_replay_give_the_same_answer(name: str, tmp_path: Path) -> None
             finally:
                 save(cassette)
 
-    recorded = _outcome(live)
+    recorded = _outcome(lambda: asyncio.run(live()))
     replayed = _outcome(lambda: ReplayExchange(open_for_replay(path)).send(BODY))
     if isinstance(recorded, Answer):
         assert isinstance(replayed, Answer)
@@ -94,11 +96,11 @@ def test_a_second_request_with_the_same_body_misses_in_replay(tmp_path: Path) ->
 
     asyncio.run(live())
     replay = ReplayExchange(open_for_replay(path))
-    assert asyncio.run(replay.send(BODY)).status == 200
+    assert replay.send(BODY).status == 200
     with pytest.raises(CassetteMiss):
-        asyncio.run(replay.send(BODY))
+        replay.send(BODY)
     with pytest.raises(CassetteMiss):
-        asyncio.run(ReplayExchange(open_for_replay(path)).send(BODY + b" "))
+        ReplayExchange(open_for_replay(path)).send(BODY + b" ")
 
 
 def test_joined_headers_lower_cases_and_joins_in_order() -> None:

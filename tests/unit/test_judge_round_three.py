@@ -19,13 +19,14 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.core.metrics import compute_metrics
 from lobrec.core.results import CaseResult
 from lobrec.errors import TransportFailure
 from lobrec.exchange import Answer
+from lobrec.live import LiveLink
 from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.runner import no_sleep, run_case
-from lobrec.transport import LiveLink, new_for_recording, save
+from lobrec.runner import no_sleep, replay_case, run_case
 from tests.e2e.conftest import build_small_suite
 
 SUITE = build_small_suite()
@@ -69,9 +70,7 @@ def run_live_and_replay(case_id: str, served: list[tuple[int, bytes]]) -> tuple[
             cassette = new_for_recording(path)
             live = await run_case(link.recording_into(cassette), SUITE, case(case_id), MODEL, sleep=no_sleep)
             save(cassette)
-        replayed = await run_case(
-            ReplayExchange(open_for_replay(path)), SUITE, case(case_id), MODEL, sleep=no_sleep
-        )
+        replayed = replay_case(ReplayExchange(open_for_replay(path)), SUITE, case(case_id), MODEL)
         return live, replayed
 
     with tempfile.TemporaryDirectory() as directory:
@@ -447,7 +446,7 @@ json_numbers = st.builds(
 @given(json_numbers)
 def test_any_valid_json_number_in_the_arguments_parses(number: str) -> None:
     from lobrec.core.results import encode_results
-    from lobrec.replay import build_run_result
+    from lobrec.run_result import build_run_result
 
     arguments = '{"path": "README.md", "start_line": ' + number + "}"
     script: list[Answer | TransportFailure] = [

@@ -151,7 +151,7 @@ def test_content_filter_is_a_reply_with_no_calls_and_a_visible_reason() -> None:
 
 
 def test_no_message_without_a_content_filter_is_still_not_a_completion() -> None:
-    with pytest.raises(wire.GatewayError):
+    with pytest.raises(wire.NotACompletion):
         wire.parse_completion(body(None, "stop"))
 
 

@@ -13,6 +13,7 @@ import pytest
 from lobrec.errors import ConfigError
 from lobrec.fakegateway import FakeGateway
 from lobrec.fakegateway.completions import FakeReply
+from lobrec.fakegateway.process import fake_gateway_command_line
 from lobrec.fakegateway.ratelimit import (
     Bucket,
     RateLimit,
@@ -22,7 +23,6 @@ from lobrec.fakegateway.ratelimit import (
     retry_after,
     take_token,
 )
-from lobrec.fakegateway.server import fake_gateway_command_line
 from tests.e2e.conftest import build_small_suite
 
 TWO = RateLimit(rate=2, burst=2)

@@ -100,7 +100,8 @@ def test_the_run_resolution_counts_flips_between_runs() -> None:
 
 def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> None:
     from lobrec.core.compare import compare
-    from lobrec.core.tiers import resolution_sentence, with_resolution
+    from lobrec.core.tiers import with_resolution
+    from lobrec.reports.insight import resolution_sentence
 
     a, b = model_of(SUITE, "A", []), model_of(SUITE, "B", range(8))
     # 8 discordant cases all one way: the two-way disagreement is 0, no repeats: 36.7 pp on 20 cases.

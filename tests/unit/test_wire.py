@@ -7,8 +7,7 @@ import json
 import pytest
 
 from lobrec.core.suite import FunctionSpec, Message, Tool
-from lobrec.core.wire import parse_completion, request_body
-from lobrec.errors import GatewayError
+from lobrec.core.wire import NotACompletion, parse_completion, request_body
 
 TOOL = Tool(type="function", function=FunctionSpec(name="f", description="d", parameters={"type": "object"}))
 
@@ -41,7 +40,7 @@ def test_request_body_is_the_same_bytes_every_time() -> None:
     ],
 )
 def test_not_a_completion_is_a_gateway_error(body: bytes, error: str) -> None:
-    with pytest.raises(GatewayError) as info:
+    with pytest.raises(NotACompletion) as info:
         parse_completion(body)
     assert str(info.value) == error
 

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from lobrec.core import wire
-from lobrec.errors import GatewayError
 
 CORPUS = Path(__file__).parents[2] / "fixtures" / "wire-corpus"
 
@@ -191,7 +190,7 @@ def test_corpus_file_reads_as_a_careful_evaluator_reads_it(name: str) -> None:
     expect = EXPECTED[name]
     status, raw = _read(name)
     if expect.kind == "not a completion":
-        with pytest.raises(GatewayError):
+        with pytest.raises(wire.NotACompletion):
             wire.parse_completion(raw)
         return
     if expect.kind == "rejected":

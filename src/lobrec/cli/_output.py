@@ -6,7 +6,10 @@ from __future__ import annotations
 import typer
 
 from lobrec.cli._exits import Exit
-from lobrec.reports._text import printable as plain
+from lobrec.reports._text import printable
+
+plain = printable
+"""Every command cleans outside text with the reports' one rule (`reports._text.printable`)."""
 
 
 def say(message: str, *, output: bool = False) -> None:

@@ -83,6 +83,12 @@ def fake_gateway_command(
     rate_limit_per_model: bool = typer.Option(
         False, "--rate-limit-per-model", help="One bucket per model instead of one for all."
     ),
+    require_key: str | None = typer.Option(
+        None,
+        "--require-key",
+        metavar="KEY",
+        help="Answer 401 unless a request sends `Authorization: Bearer KEY`.",
+    ),
 ) -> None:
     """Serve scripted models for tests and demos.
 
@@ -110,6 +116,7 @@ def fake_gateway_command(
             rate_limit=rate_limit,
             rate_limit_burst=rate_limit_burst,
             rate_limit_per_model=rate_limit_per_model,
+            require_key=require_key,
         )
     except LobrecError as exc:
         raise fail(str(exc)) from None

@@ -210,10 +210,10 @@ def _record(
 ) -> tuple[Suite, RecordOutcome] | None:
     """Load the suite and record it (None for `--dry-run`, which only says what it would send);
     every failure is one line and its exit code."""
+    from lobrec.dry_run import dry_run_lines
     from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.progress import RunProgress
-    from lobrec.recording import dry_run_lines
     from lobrec.recording import record as record_run
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 

@@ -18,6 +18,7 @@ from lobrec.cli._settings import in_force
 
 if TYPE_CHECKING:
     from lobrec.core.results import CaseResult, ModelResult, RunResult
+    from lobrec.core.runs import ModelRuns
     from lobrec.core.suite import Suite
     from lobrec.replay import ReplayModel, RescoreOutcome
 
@@ -159,11 +160,14 @@ def incomplete_summary(outcome: RescoreOutcome, cassettes: Path, suite_path: Pat
     A model with repeated runs gets its line from `_repeated_summary`, run by run, any other from
     `_one_run_summary`.
     """
+    from lobrec.core.runs import runs_of
+
     lines = []
     for result in outcome.run.models:
         replays = [m for m in outcome.models if m.model == result.model]
-        if result.repeats is not None:
-            lines.extend(_repeated_summary(result, replays, cassettes, suite_path))
+        runs = runs_of(result)
+        if runs.repeated:
+            lines.extend(_repeated_summary(runs, replays, cassettes, suite_path))
             continue
         line = _one_run_summary(result, [m for m in replays if m.run == 1], cassettes, suite_path)
         if line is not None:
@@ -179,7 +183,7 @@ def _one_run_summary(
     An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
     cases are named with `--case`, which records them whatever their file holds.
     """
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassette.layout import MANIFEST
 
     unusable = [replay.directory for replay in replays if replay.problem is not None]
     if unusable:  # the manifest itself is unusable: it goes, the cassettes stay
@@ -201,7 +205,7 @@ def _one_run_summary(
 
 
 def _repeated_summary(
-    result: ModelResult, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
+    result: ModelRuns, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
 ) -> list[str]:
     """The runs of a repeated model that need recording, one part per run, and one command for all.
 
@@ -210,26 +214,23 @@ def _repeated_summary(
     removed first: it is then unrecorded (every case of a run without a manifest is), and the same
     command records it. Nothing else is named: repair advice never removes healthy data.
     """
-    assert result.repeats is not None
-    runs = result.repeats.runs
     folders = {replay.run: replay for replay in replays}
-    cases = [result.cases, *(entry.cases for entry in result.repeats.per_run[1:])]
     parts: list[str] = []
     remove: list[str] = []
-    for number in range(1, runs + 1):
-        _run_parts(number, folders.get(number), cases[number - 1], parts, remove)
+    for run in result.runs:
+        _run_parts(run.run, folders.get(run.run), run.cases, parts, remove)
     if not parts:
         return []
-    fix = resume_command([result.model], None, cassettes, suite_path, []) + f" --repeat {runs}"
+    fix = resume_command([result.model], None, cassettes, suite_path, []) + f" --repeat {result.k}"
     then = f"Remove {', '.join(remove)}, then record them with" if remove else "Record them with"
-    return [f"{result.model} ({runs} runs): " + "; ".join(parts) + f". {then}: {fix}"]
+    return [f"{result.model} ({result.k} runs): " + "; ".join(parts) + f". {then}: {fix}"]
 
 
 def _run_parts(
     number: int, replay: ReplayModel | None, cases: list[CaseResult], parts: list[str], remove: list[str]
 ) -> None:
     """Add what run `number` needs to `parts`, and the files to remove first to `remove`."""
-    from lobrec.cassettes import MANIFEST
+    from lobrec.cassette.layout import MANIFEST
 
     if replay is not None and replay.absent:
         parts.append(f"run {number} not recorded")

@@ -15,8 +15,11 @@ With repeated runs on either side (docs/reports.md, "Diff with repeated runs"), 
 pass rate per side (passes over the runs it was scored in) and the test is the exact two-sided
 sign test on the per-case differences of those rates: the cases where B's rate is higher against
 those where it is lower, ties dropped. It is the same formula: with one run each, a rate is 0 or
-1 and the sign test is McNemar's. The comparison also says whether the difference in overall mean
-is within the run-to-run spread: the larger of A's and B's sample sd of the overall rate over runs.
+1 and the sign test is McNemar's, so `compare` is one function over `runs_of` for any K. The
+comparison also says whether the difference in overall mean is within the run-to-run spread: the
+larger of A's and B's sample sd of the overall rate over runs.
+
+The result is data (a `verdict`, `within_spread`); the words are the reports' (`lobrec.reports.diff`).
 """
 
 from __future__ import annotations
@@ -28,26 +31,18 @@ from typing import Literal
 import msgspec
 
 from lobrec.core.failures import FAILURE_KINDS, UNCLASSIFIED, failed_step_kinds
-from lobrec.core.repeats import case_pass_rates, run_cases
-from lobrec.core.results import CaseStatus, ModelResult, Rate, Record, Resolution, SuiteRef
+from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
+from lobrec.core.results import CaseResult, CaseStatus, ModelResult, Rate, Record, Resolution, SuiteRef
+from lobrec.core.runs import ModelRuns, runs_of
 
 SIGNIFICANCE = 0.05
 
-Unit = Literal["pp", "ms", "usd"]
-
-RATE_METRICS: tuple[tuple[str, str, bool], ...] = (
-    ("overall", "Overall", False),
-    ("right_tool", "Right tool", False),
-    ("valid_arguments", "Valid args", False),
-    ("made_up_tool", "Made-up tool", True),
-    ("chains", "Chains", False),
-    ("parallel", "Parallel", False),
-    ("no_call_needed", "No call needed", False),
-)
-"""(Metrics field, label, lower is better) for each rate, in the leaderboard's order."""
+Verdict = Literal["nothing_paired", "no_difference", "b_better", "b_worse"]
+"""The reading of the test from B's side: no case paired, not significant at 5%, or B better or
+worse (the words are the reports', `lobrec.reports.diff.interpretation`)."""
 
 
-class MetricDelta(Record):
+class MetricDelta(Record, frozen=True):
     """One metric on both sides and `b - a` (percentage points for rates); None when either is None."""
 
     metric: str
@@ -59,7 +54,7 @@ class MetricDelta(Record):
     delta: float | None
 
 
-class KindChange(Record):
+class KindChange(Record, frozen=True):
     """One failure kind's failed steps on each side (every run, every scored case) and `b - a`."""
 
     kind: str
@@ -69,7 +64,7 @@ class KindChange(Record):
     change: int
 
 
-class Unpaired(Record):
+class Unpaired(Record, frozen=True):
     """A case left out of the pairing, with its status on each side (None: not in that run)."""
 
     id: str
@@ -77,7 +72,7 @@ class Unpaired(Record):
     b: CaseStatus | None
 
 
-class CaseRates(Record):
+class CaseRates(Record, frozen=True):
     """One paired case's passes over the runs it was scored in, on each side."""
 
     id: str
@@ -87,7 +82,7 @@ class CaseRates(Record):
     b_runs: int
 
 
-class RepeatedComparison(Record):
+class RepeatedComparison(Record, frozen=True):
     """The comparison when either side has repeated runs: per-case pass rates and the sign test."""
 
     runs_a: int
@@ -108,11 +103,9 @@ class RepeatedComparison(Record):
     """The run-to-run spread: the larger of `sd_a` and `sd_b` (null when neither has one)."""
     within_spread: bool | None
     """|mean_delta| <= spread; null when either is null."""
-    spread_sentence: str
-    """The plain reading of `within_spread` (empty when it is null)."""
 
 
-class Comparison(Record):
+class Comparison(Record, frozen=True):
     """Model A against model B: metric deltas, flipped cases and the exact McNemar test (the exact
     sign test on per-case pass rates when either side has repeated runs, see `repeats`)."""
 
@@ -134,7 +127,7 @@ class Comparison(Record):
     deltas: list[MetricDelta]
     p_value: float
     significant: bool
-    interpretation: str
+    verdict: Verdict
     test: Literal["mcnemar", "sign"] = "mcnemar"
     """`sign` when either side has repeated runs: `b` and `c` then count cases whose pass rate is
     lower and higher in B, and `pass_to_fail`/`fail_to_pass` list them."""
@@ -182,14 +175,13 @@ def format_p(p: float) -> str:
     return f"p={p:.3g}"
 
 
-def interpret(paired: int, b: int, c: int, p: float) -> str:
-    """The one-line reading of the test, from B's point of view."""
+def verdict(paired: int, b: int, c: int, p: float) -> Verdict:
+    """The reading of the test, from B's point of view."""
     if paired == 0:
-        return "no case was scored in both runs: nothing to compare"
+        return "nothing_paired"
     if p >= SIGNIFICANCE:
-        return f"no significant difference at 5% ({format_p(p)})"
-    verdict = "better" if c > b else "worse"
-    return f"B is {verdict}, {format_p(p)}"
+        return "no_difference"
+    return "b_better" if c > b else "b_worse"
 
 
 def _difference(a: float | None, b: float | None) -> float | None:
@@ -203,46 +195,28 @@ def _rate(model: ModelResult, metric: str) -> float | None:
     return rate.rate
 
 
+def _delta(metric: str, label: str, unit: Unit, lower: bool, a: float | None, b: float | None) -> MetricDelta:
+    return MetricDelta(
+        metric=metric, label=label, unit=unit, lower_is_better=lower, a=a, b=b, delta=_difference(a, b)
+    )
+
+
 def metric_deltas(a: ModelResult, b: ModelResult) -> list[MetricDelta]:
     """The seven rates, then p50 latency and cost per 100 cases."""
-    deltas = []
-    for metric, label, lower in RATE_METRICS:
-        rate_a, rate_b = _rate(a, metric), _rate(b, metric)
+    deltas = [
+        _delta(metric, label, "pp", lower, _rate(a, metric), _rate(b, metric))
+        for metric, label, lower in RATE_METRICS
+    ]
+    for metric, label, unit, _ in VALUE_METRICS:
         deltas.append(
-            MetricDelta(
-                metric=metric,
-                label=label,
-                unit="pp",
-                lower_is_better=lower,
-                a=rate_a,
-                b=rate_b,
-                delta=_difference(rate_a, rate_b),
-            )
-        )
-    others: tuple[tuple[str, str, Unit], ...] = (
-        ("latency_p50_ms", "p50 latency", "ms"),
-        ("cost_per_100_cases_usd", "Cost/100 cases", "usd"),
-    )
-    for metric, label, unit in others:
-        value_a: float | None = getattr(a.metrics, metric)
-        value_b: float | None = getattr(b.metrics, metric)
-        deltas.append(
-            MetricDelta(
-                metric=metric,
-                label=label,
-                unit=unit,
-                lower_is_better=True,
-                a=value_a,
-                b=value_b,
-                delta=_difference(value_a, value_b),
-            )
+            _delta(metric, label, unit, True, getattr(a.metrics, metric), getattr(b.metrics, metric))
         )
     return deltas
 
 
 def model_failed_steps(model: ModelResult) -> dict[str, int]:
     """The model's failed steps by kind over every run (`failed_step_kinds`)."""
-    return failed_step_kinds(case for cases in run_cases(model) for case in cases)
+    return failed_step_kinds(case for run in runs_of(model).runs for case in run.cases)
 
 
 def kind_changes(a: ModelResult, b: ModelResult) -> list[KindChange]:
@@ -264,160 +238,115 @@ def kind_changes(a: ModelResult, b: ModelResult) -> list[KindChange]:
     ]
 
 
-def _overall_sd(model: ModelResult) -> float | None:
+def _overall_sd(runs: ModelRuns) -> float | None:
     # `.get`: a results file read by `diff` may lack the entry; its spread is then unknown.
-    overall = model.repeats.spread.get("overall") if model.repeats is not None else None
+    overall = runs.spread.get("overall")
     return None if overall is None else overall.sd
 
 
-def spread_sentence(delta: float | None, spread: float | None) -> str:
-    """Whether the difference in overall mean is more than a run of either model varies by."""
-    if delta is None or spread is None:
-        return ""
-    size = f"{'+' if delta > 0 else '-' if delta < 0 else ''}{abs(delta):.1f} pp"
-    if abs(delta) <= spread:
-        return (
-            f"The difference in overall mean ({size}) is within the run-to-run spread of A and B "
-            f"({spread:.1f} pp, the larger sample sd of the overall rate over runs): "
-            "another run of either could move it that much."
-        )
-    return (
-        f"The difference in overall mean ({size}) is larger than the run-to-run spread of A and B "
-        f"({spread:.1f} pp, the larger sample sd of the overall rate over runs)."
-    )
+class _Pairing(msgspec.Struct, kw_only=True):
+    """The cases of run 1 on both sides, sorted by how their pass rates compare."""
+
+    paired: list[CaseRates] = msgspec.field(default_factory=list)
+    higher: list[str] = msgspec.field(default_factory=list)
+    lower: list[str] = msgspec.field(default_factory=list)
+    unpaired: list[Unpaired] = msgspec.field(default_factory=list)
+    both_passed: int = 0
+    both_failed: int = 0
+    ties: int = 0
+    """Equal rates strictly between 0 and 1 (only with repeats)."""
+
+    def add(self, case_id: str, a: tuple[int, int], b: tuple[int, int]) -> None:
+        self.paired.append(CaseRates(id=case_id, a_passes=a[0], a_runs=a[1], b_passes=b[0], b_runs=b[1]))
+        share_a, share_b = Fraction(*a), Fraction(*b)
+        if share_b > share_a:
+            self.higher.append(case_id)
+        elif share_b < share_a:
+            self.lower.append(case_id)
+        elif share_a == 1:
+            self.both_passed += 1
+        elif share_a == 0:
+            self.both_failed += 1
+        else:
+            self.ties += 1
 
 
-def compare_repeated(a: ModelResult, b: ModelResult) -> Comparison:
-    """Per-case pass rates over each side's runs and the exact sign test on their differences."""
-    rates_a, rates_b = case_pass_rates(a), case_pass_rates(b)
-    ids_b = {case.id: case for case in b.cases}
-    seen: set[str] = set()
-    paired: list[CaseRates] = []
-    higher: list[str] = []
-    lower: list[str] = []
-    unpaired: list[Unpaired] = []
-    both_passed = both_failed = ties = 0
-    for case_a in a.cases:
-        seen.add(case_a.id)
+def _pair(cases_a: list[CaseResult], cases_b: list[CaseResult], a: ModelRuns, b: ModelRuns) -> _Pairing:
+    """Run 1's cases of A in order, then those only B has: paired when scored in some run of each."""
+    rates_a, rates_b = a.pass_rates(), b.pass_rates()
+    ids_b = {case.id: case for case in cases_b}
+    found = _Pairing()
+    for case_a in cases_a:
         case_b = ids_b.get(case_a.id)
         if case_b is None or case_a.id not in rates_a or case_a.id not in rates_b:
-            unpaired.append(
+            found.unpaired.append(
                 Unpaired(id=case_a.id, a=case_a.status, b=None if case_b is None else case_b.status)
             )
             continue
-        (a_passes, a_runs), (b_passes, b_runs) = rates_a[case_a.id], rates_b[case_a.id]
-        paired.append(
-            CaseRates(id=case_a.id, a_passes=a_passes, a_runs=a_runs, b_passes=b_passes, b_runs=b_runs)
-        )
-        share_a, share_b = Fraction(a_passes, a_runs), Fraction(b_passes, b_runs)
-        if share_b > share_a:
-            higher.append(case_a.id)
-        elif share_b < share_a:
-            lower.append(case_a.id)
-        elif share_a == 1:
-            both_passed += 1
-        elif share_a == 0:
-            both_failed += 1
-        else:
-            ties += 1
-    unpaired.extend(Unpaired(id=case.id, a=None, b=case.status) for case in b.cases if case.id not in seen)
-    p = sign_test(len(higher), len(lower))
-    mean_a, mean_b = _rate(a, "overall"), _rate(b, "overall")
-    difference = _difference(mean_a, mean_b)
+        found.add(case_a.id, rates_a[case_a.id], rates_b[case_a.id])
+    seen = {case.id for case in cases_a}
+    found.unpaired.extend(
+        Unpaired(id=case.id, a=None, b=case.status) for case in cases_b if case.id not in seen
+    )
+    return found
+
+
+def _repeated(
+    a: ModelResult, b: ModelResult, runs_a: ModelRuns, runs_b: ModelRuns, pairing: _Pairing
+) -> RepeatedComparison:
+    """The sign test's extra figures: per-case rates, ties, and the mean difference against the spread."""
+    difference = _difference(_rate(a, "overall"), _rate(b, "overall"))
     mean_delta = None if difference is None else round(difference, 4)
-    sd_a, sd_b = _overall_sd(a), _overall_sd(b)
+    sd_a, sd_b = _overall_sd(runs_a), _overall_sd(runs_b)
     known = [sd for sd in (sd_a, sd_b) if sd is not None]
     spread = max(known) if known else None
-    within = None if mean_delta is None or spread is None else abs(mean_delta) <= spread
-    repeats = RepeatedComparison(
-        runs_a=a.run_count,
-        runs_b=b.run_count,
-        cases=paired,
-        higher_in_b=higher,
-        lower_in_b=lower,
-        ties=ties + both_passed + both_failed,
+    return RepeatedComparison(
+        runs_a=runs_a.k,
+        runs_b=runs_b.k,
+        ties=pairing.ties + pairing.both_passed + pairing.both_failed,
+        cases=pairing.paired,
+        higher_in_b=pairing.higher,
+        lower_in_b=pairing.lower,
         mean_delta=mean_delta,
         sd_a=sd_a,
         sd_b=sd_b,
         spread=spread,
-        within_spread=within,
-        spread_sentence=spread_sentence(mean_delta, spread),
-    )
-    return Comparison(
-        model_a=a.model,
-        model_b=b.model,
-        suite_a=a.suite,
-        suite_b=b.suite,
-        paired=len(paired),
-        both_passed=both_passed,
-        both_failed=both_failed,
-        b=len(lower),
-        c=len(higher),
-        pass_to_fail=lower,
-        fail_to_pass=higher,
-        unpaired=unpaired,
-        deltas=metric_deltas(a, b),
-        p_value=p,
-        significant=bool(paired) and p < SIGNIFICANCE,
-        interpretation=interpret(len(paired), len(lower), len(higher), p),
-        test="sign",
-        repeats=repeats,
-        kinds=kind_changes(a, b),
+        within_spread=None if mean_delta is None or spread is None else abs(mean_delta) <= spread,
     )
 
 
 def compare(a: ModelResult, b: ModelResult) -> Comparison:
-    """Pair the cases scored in both runs, list the flips and test them; A is the baseline.
+    """Pair the cases scored in both, list the ones that moved and test them; A is the baseline.
 
-    With repeated runs on either side, `compare_repeated` does it on per-case pass rates.
+    Each case has a pass rate per side over its runs (0 or 1 with one run), and the exact sign test
+    counts the cases whose rate is higher in B against those where it is lower: with one run each,
+    that is McNemar's exact test on the flips. With repeated runs on either side the comparison
+    also carries `repeats`: the per-case rates, the ties and the run-to-run spread.
     """
-    if a.repeats is not None or b.repeats is not None:
-        return compare_repeated(a, b)
-    cases_b = {case.id: case for case in b.cases}
-    seen: set[str] = set()
-    pass_to_fail: list[str] = []
-    fail_to_pass: list[str] = []
-    unpaired: list[Unpaired] = []
-    both_passed = both_failed = 0
-    for case_a in a.cases:
-        seen.add(case_a.id)
-        case_b = cases_b.get(case_a.id)
-        if case_b is None or case_a.status != "scored" or case_b.status != "scored":
-            unpaired.append(
-                Unpaired(id=case_a.id, a=case_a.status, b=None if case_b is None else case_b.status)
-            )
-            continue
-        passed_a, passed_b = case_a.passed, case_b.passed
-        if passed_a and passed_b:
-            both_passed += 1
-        elif passed_a:
-            pass_to_fail.append(case_a.id)
-        elif passed_b:
-            fail_to_pass.append(case_a.id)
-        else:
-            both_failed += 1
-    unpaired.extend(Unpaired(id=case.id, a=None, b=case.status) for case in b.cases if case.id not in seen)
-
-    paired = both_passed + both_failed + len(pass_to_fail) + len(fail_to_pass)
-    count_b, count_c = len(pass_to_fail), len(fail_to_pass)
-    p = mcnemar_exact(count_b, count_c)
+    runs_a, runs_b = runs_of(a), runs_of(b)
+    pairing = _pair(a.cases, b.cases, runs_a, runs_b)
+    paired = len(pairing.paired)
+    p = sign_test(len(pairing.higher), len(pairing.lower))
+    repeated = runs_a.repeated or runs_b.repeated
     return Comparison(
         model_a=a.model,
         model_b=b.model,
         suite_a=a.suite,
         suite_b=b.suite,
         paired=paired,
-        both_passed=both_passed,
-        both_failed=both_failed,
-        b=count_b,
-        c=count_c,
-        pass_to_fail=pass_to_fail,
-        fail_to_pass=fail_to_pass,
-        unpaired=unpaired,
+        both_passed=pairing.both_passed,
+        both_failed=pairing.both_failed,
+        b=len(pairing.lower),
+        c=len(pairing.higher),
+        pass_to_fail=pairing.lower,
+        fail_to_pass=pairing.higher,
+        unpaired=pairing.unpaired,
         deltas=metric_deltas(a, b),
         p_value=p,
         significant=paired > 0 and p < SIGNIFICANCE,
-        interpretation=interpret(paired, count_b, count_c, p),
+        verdict=verdict(paired, len(pairing.lower), len(pairing.higher), p),
+        test="sign" if repeated else "mcnemar",
+        repeats=_repeated(a, b, runs_a, runs_b, pairing) if repeated else None,
         kinds=kind_changes(a, b),
     )
 
@@ -431,14 +360,13 @@ __all__ = [
     "MetricDelta",
     "RepeatedComparison",
     "Unpaired",
+    "Verdict",
     "compare",
-    "compare_repeated",
     "format_p",
-    "interpret",
     "kind_changes",
     "mcnemar_exact",
     "metric_deltas",
     "model_failed_steps",
     "sign_test",
-    "spread_sentence",
+    "verdict",
 ]

@@ -53,20 +53,18 @@ def _parses(text: str | None) -> bool:
 
 
 def _names(verdict: StepVerdict, later: Collection[str]) -> FailureKind | None:
+    """Which tools were called against which were expected: made up, a later step's, too few, too
+    many or others; None when the names match."""
     called = Counter(call.name for call in verdict.calls)
-    expected = Counter(verdict.expected_names)
+    expected: Counter[str | None] = Counter(verdict.expected_names)
     missing, extra = expected - called, called - expected
     if any(not call.offered and call.name not in expected for call in verdict.calls):
         return "made_up_tool"
     if any(name in later for name in extra):
         return "premature_chain_call"
-    if missing and not extra:
-        return "missing_parallel_call"
-    if extra and not missing:
-        return "extra_call"
-    if missing or extra:
-        return "wrong_tool"
-    return None
+    if not extra:
+        return "missing_parallel_call" if missing else None
+    return "wrong_tool" if missing else "extra_call"
 
 
 def _arguments(verdict: StepVerdict) -> FailureKind | None:
@@ -82,27 +80,22 @@ def _arguments(verdict: StepVerdict) -> FailureKind | None:
     return "arguments_not_json" if any(not _parses(text) for text in texts) else "arguments_not_object"
 
 
-def classify_step(verdict: StepVerdict, later: Collection[str] = ()) -> StepFailure | None:
-    """The failure kind of a step's verdict; None when it passed.
-
-    `later` holds the tool names the case's later steps expect (empty outside chains). Never raises:
-    a verdict no rule explains is `other`.
-    """
-    if verdict.passed:
-        return None
+def _reply(verdict: StepVerdict) -> FailureKind | None:
+    """What the failed reply is, before its calls are looked at: withheld, a call where none was
+    due, malformed calls, or no call at all."""
     if any(mismatch.path == "message" for mismatch in verdict.mismatches):
-        return StepFailure(kind="reply_withheld")
+        return "reply_withheld"
     if verdict.expects == "no_call":
-        return StepFailure(kind="call_not_needed" if verdict.calls else "other")
-    if any(mismatch.path == "tool_calls" for mismatch in verdict.mismatches) or any(
-        call.name is None for call in verdict.calls
-    ):
-        return StepFailure(kind="malformed_tool_calls")
-    if not verdict.calls:
-        return StepFailure(kind="no_call")
-    kind = _names(verdict, later) or _arguments(verdict)
-    if kind is not None:
-        return StepFailure(kind=kind)
+        return "call_not_needed" if verdict.calls else "other"
+    malformed = any(mismatch.path == "tool_calls" for mismatch in verdict.mismatches)
+    if malformed or any(call.name is None for call in verdict.calls):
+        return "malformed_tool_calls"
+    return None if verdict.calls else "no_call"
+
+
+def _values(verdict: StepVerdict) -> StepFailure:
+    """A failure among calls of the right tools with object arguments: a failed argument check
+    (named), a call paired twice, or `other`."""
     for mismatch in verdict.mismatches:
         if mismatch.check is not None:
             return StepFailure(kind="argument_check", argument=mismatch.argument, check=mismatch.check)
@@ -111,6 +104,18 @@ def classify_step(verdict: StepVerdict, later: Collection[str] = ()) -> StepFail
     if any(_PAIRED.fullmatch(mismatch.path) for mismatch in verdict.mismatches):
         return StepFailure(kind="duplicate_call")
     return StepFailure(kind="other")
+
+
+def classify_step(verdict: StepVerdict, later: Collection[str] = ()) -> StepFailure | None:
+    """The failure kind of a step's verdict; None when it passed.
+
+    `later` holds the tool names the case's later steps expect (empty outside chains). Never raises:
+    a verdict no rule explains is `other`.
+    """
+    if verdict.passed:
+        return None
+    kind = _reply(verdict) or _names(verdict, later) or _arguments(verdict)
+    return _values(verdict) if kind is None else StepFailure(kind=kind)
 
 
 def _later_names(case: Case, index: int) -> set[str]:

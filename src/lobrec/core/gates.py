@@ -69,6 +69,36 @@ def _errored(model: ModelResult, excused: Mapping[str, int]) -> int:
     return max(0, model.counts.errored - excused.get(model.model, 0))
 
 
+def _no_scores(models: list[ModelResult], excused: Mapping[str, int]) -> list[ModelResult]:
+    return [m for m in models if not m.has_scores and _errored(m, excused) > 0]
+
+
+def _over(models: list[ModelResult], allowance: Allowance, excused: Mapping[str, int]) -> GateFailure | None:
+    over = [m for m in models if not allowance.allows(_errored(m, excused), m.counts.cases)]
+    if not over:
+        return None
+    names = ", ".join(f"{m.model} ({_errored(m, excused)} of {m.counts.cases})" for m in over)
+    return GateFailure(
+        gate="errored",
+        line=f"errored cases over --max-errored {allowance}: {names}; "
+        "their cases were not judged (record them again with --retry-errored)",
+    )
+
+
+def _under(score: float | None, fail_under: float) -> bool:
+    return score is not None and score < fail_under
+
+
+def _below(
+    models: list[ModelResult], fail_under: float, shown: Callable[[float | None], str]
+) -> GateFailure | None:
+    below = [m for m in models if m.has_scores and _under(m.metrics.overall.rate, fail_under)]
+    if not below:
+        return None
+    names = ", ".join(f"{m.model} ({shown(m.metrics.overall.rate)})" for m in below)
+    return GateFailure(gate="fail_under", line=f"overall score below {fail_under:g}%: {names}")
+
+
 def failed_gates(
     run: RunResult,
     *,
@@ -83,32 +113,12 @@ def failed_gates(
     `shown` writes a score as the reports do (`95.4%`, never `95.4167%`).
     """
     excused = excused or {}
-    failures = []
-    dead = [m for m in run.models if not m.has_scores and _errored(m, excused) > 0]
+    dead = _no_scores(run.models, excused)
+    failures: list[GateFailure | None] = []
     if dead:
         names = ", ".join(f"{m.model} ({m.counts.errored} of {m.counts.cases} errored)" for m in dead)
         failures.append(GateFailure(gate="no_scores", line=f"no case scored: {names}"))
-    over = [
-        m for m in run.models if m not in dead and not allowance.allows(_errored(m, excused), m.counts.cases)
-    ]
-    if over:
-        names = ", ".join(f"{m.model} ({_errored(m, excused)} of {m.counts.cases})" for m in over)
-        failures.append(
-            GateFailure(
-                gate="errored",
-                line=f"errored cases over --max-errored {allowance}: {names}; "
-                "their cases were not judged (record them again with --retry-errored)",
-            )
-        )
+    failures.append(_over([m for m in run.models if m not in dead], allowance, excused))
     if fail_under is not None:
-        below = [
-            m
-            for m in run.models
-            if m.has_scores and m.metrics.overall.rate is not None and m.metrics.overall.rate < fail_under
-        ]
-        if below:
-            names = ", ".join(f"{m.model} ({shown(m.metrics.overall.rate)})" for m in below)
-            failures.append(
-                GateFailure(gate="fail_under", line=f"overall score below {fail_under:g}%: {names}")
-            )
-    return failures
+        failures.append(_below(run.models, fail_under, shown))
+    return [failure for failure in failures if failure is not None]

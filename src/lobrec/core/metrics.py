@@ -15,6 +15,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Literal
 
 from lobrec.core.failures import annotate_case, failure_counts
 from lobrec.core.results import (
@@ -40,6 +41,26 @@ Z95 = 1.959963984540054
 PERCENT_DECIMALS = 4
 LATENCY_DECIMALS = 1
 COST_DECIMALS = 6
+
+RATE_METRICS: tuple[tuple[str, str, bool], ...] = (
+    ("overall", "Overall", False),
+    ("right_tool", "Right tool", False),
+    ("valid_arguments", "Valid args", False),
+    ("made_up_tool", "Made-up tool", True),
+    ("chains", "Chains", False),
+    ("parallel", "Parallel", False),
+    ("no_call_needed", "No call needed", False),
+)
+"""(Metrics field, label, lower is better) for each of the seven rates, in the leaderboard's order:
+the one list every comparison, spread and report walks."""
+
+Unit = Literal["pp", "ms", "usd"]
+
+VALUE_METRICS: tuple[tuple[str, str, Unit, int], ...] = (
+    ("latency_p50_ms", "p50 latency", "ms", LATENCY_DECIMALS),
+    ("cost_per_100_cases_usd", "Cost/100 cases", "usd", COST_DECIMALS),
+)
+"""(Metrics field, label, unit, decimals) for the figures after the rates (lower is better)."""
 
 
 # --- rates ---------------------------------------------------------------------------------------
@@ -224,7 +245,7 @@ def _paid(cases: list[CaseResult]) -> list[tuple[CaseResult, ApiCall]]:
     ]
 
 
-def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
+def unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
     """2xx answers without a price. The gateway prices every 2xx; a 429, 5xx or other error answer
     is free unless it carries a price, and a transport failure has no answer to price. Empty when
     no case was scored: the cost is then a dash for that reason alone."""
@@ -240,7 +261,7 @@ def _unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
 def _cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
     """What the run cost per 100 scored cases: every priced answer, any status, errored cases
     included (not in the divisor); hidden when any 2xx answer was unpriced."""
-    if scored_count == 0 or _unpriced_calls(cases, scored_count):
+    if scored_count == 0 or unpriced_calls(cases, scored_count):
         return None
     total = math.fsum(call.cost_usd for _, call in _paid(cases) if call.cost_usd is not None)
     return round(total / scored_count * 100, COST_DECIMALS)
@@ -266,7 +287,7 @@ def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
         latency_p50_ms=_latency_p50(ordered, len(scored_results)),
         cost_per_100_cases_usd=_cost_per_100(ordered, len(scored_results)),
         latency_p50_judged_ms=_latency_p50_judged(scored_results),
-        unpriced_calls=_unpriced_calls(ordered, len(scored_results)),
+        unpriced_calls=unpriced_calls(ordered, len(scored_results)),
     )
 
 
@@ -291,7 +312,7 @@ def _groups(suite: Suite, cases: list[CaseResult]) -> dict[str, Metrics]:
     members: dict[str, list[CaseResult]] = {}
     for result in cases:
         members.setdefault(_group_of(suite, result), []).append(result)
-    names = [group for group in GROUPS if group in members]
+    names: list[str] = [group for group in GROUPS if group in members]
     names += sorted(group for group in members if group not in GROUPS)
     return {group: compute_metrics(suite, members[group]) for group in names}
 

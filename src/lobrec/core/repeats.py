@@ -26,12 +26,12 @@ from fractions import Fraction
 
 from lobrec.core.failures import count_failures
 from lobrec.core.metrics import (
-    COST_DECIMALS,
-    LATENCY_DECIMALS,
     PERCENT_DECIMALS,
-    _unpriced_calls,  # the rule for which answers lack a price, shared, not copied
+    RATE_METRICS,
+    VALUE_METRICS,
     compute_metrics,
     rate,
+    unpriced_calls,
     wilson_interval,
 )
 from lobrec.core.results import (
@@ -47,22 +47,6 @@ from lobrec.core.results import (
     Spread,
 )
 from lobrec.core.suite import GROUPS, Suite
-
-RATE_FIELDS: tuple[str, ...] = (
-    "overall",
-    "right_tool",
-    "valid_arguments",
-    "made_up_tool",
-    "chains",
-    "parallel",
-    "no_call_needed",
-)
-"""The seven rates of `Metrics`, in the leaderboard's order."""
-VALUE_FIELDS: tuple[tuple[str, int], ...] = (
-    ("latency_p50_ms", LATENCY_DECIMALS),
-    ("cost_per_100_cases_usd", COST_DECIMALS),
-)
-"""The other metrics with a spread, and the decimals each is rounded to."""
 
 
 def run_outcome(case: CaseResult) -> RunOutcome:
@@ -126,9 +110,9 @@ def metric_spreads(runs: Sequence[Metrics]) -> dict[str, Spread]:
     """Each metric's spread over the runs, rates first, in the leaderboard's order."""
     spreads = {
         field: spread([exact_share(getattr(metrics, field)) for metrics in runs], PERCENT_DECIMALS)
-        for field in RATE_FIELDS
+        for field, _, _ in RATE_METRICS
     }
-    for field, decimals in VALUE_FIELDS:
+    for field, _, _, decimals in VALUE_METRICS:
         spreads[field] = spread([getattr(metrics, field) for metrics in runs], decimals)
     return spreads
 
@@ -192,7 +176,7 @@ def _labelled_unpriced(suite: Suite, runs: Sequence[Sequence[CaseResult]], group
     return [
         f"{entry} (run {number})"
         for number, cases in enumerate(members, start=1)
-        for entry in _unpriced_calls(list(cases), scored)
+        for entry in unpriced_calls(list(cases), scored)
     ]
 
 
@@ -202,7 +186,7 @@ def _headline(
     """Rates as means over runs; latency and cost over every run's calls (of `group`, if given)."""
     pooled_cases = [case for run in cases for case in run if group is None or _group_of(suite, case) == group]
     pooled = compute_metrics(suite, pooled_cases)
-    rates = {field: mean_rate([getattr(metrics, field) for metrics in runs]) for field in RATE_FIELDS}
+    rates = {field: mean_rate([getattr(metrics, field) for metrics in runs]) for field, _, _ in RATE_METRICS}
     return Metrics(
         **rates,
         latency_p50_ms=pooled.latency_p50_ms,
@@ -212,9 +196,15 @@ def _headline(
     )
 
 
-def _ordered_groups(runs: Sequence[ModelResult]) -> list[str]:
+def _group_headlines(suite: Suite, runs: Sequence[ModelResult]) -> dict[str, Metrics]:
+    """Each group's headline over the runs that have it, in the suite's group order, others after."""
     present = {name for run in runs for name in run.groups}
-    return [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
+    order = [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
+    cases = [run.cases for run in runs]
+    return {
+        group: _headline(suite, [run.groups[group] for run in runs if group in run.groups], cases, group)
+        for group in order
+    }
 
 
 def _summed_counts(runs: Sequence[ModelResult]) -> Counts:
@@ -227,25 +217,11 @@ def _summed_counts(runs: Sequence[ModelResult]) -> Counts:
     )
 
 
-def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
-    """One model's entry from its runs (each judged alone by `model_result`), run 1 first.
-
-    One run is returned as it is, so a model recorded once gives exactly today's entry. With K > 1,
-    `counts` and `answered_by` are summed over the runs, `temperature_ignored` is true when any run
-    saw it, `cases` are run 1's, and `repeats` holds the rest.
-    """
-    if not runs:
-        raise ValueError("combine_runs needs at least one run")
-    if len(runs) == 1:
-        return runs[0]
-    first = runs[0]
-    cases = [run.cases for run in runs]
-    counts = _summed_counts(runs)
-    per_case = case_runs(cases)
-    answered: Counter[str] = Counter()
-    for run in runs:
-        answered.update(run.answered_by)
-    repeats = Repeats(
+def _repeats(runs: Sequence[ModelResult]) -> Repeats:
+    """The `repeats` section of K > 1 runs: each run's figures (run 1's cases are the model's own),
+    the spreads, each case's k of K, pass^K, pass@K and the flaky cases."""
+    per_case = case_runs([run.cases for run in runs])
+    return Repeats(
         runs=len(runs),
         per_run=[
             RunMetrics(
@@ -264,6 +240,25 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
         flaky=flaky(per_case),
         cases=per_case,
     )
+
+
+def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
+    """One model's entry from its runs (each judged alone by `model_result`), run 1 first.
+
+    One run is returned as it is, so a model recorded once gives exactly today's entry. With K > 1,
+    `counts` and `answered_by` are summed over the runs, `temperature_ignored` is true when any run
+    saw it, `cases` are run 1's, and `repeats` holds the rest.
+    """
+    if not runs:
+        raise ValueError("combine_runs needs at least one run")
+    if len(runs) == 1:
+        return runs[0]
+    first = runs[0]
+    cases = [run.cases for run in runs]
+    counts = _summed_counts(runs)
+    answered: Counter[str] = Counter()
+    for run in runs:
+        answered.update(run.answered_by)
     return ModelResult(
         model=first.model,
         suite=first.suite,
@@ -271,34 +266,22 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
         counts=counts,
         has_scores=counts.scored > 0,
         metrics=_headline(suite, [run.metrics for run in runs], cases, None),
-        groups={
-            group: _headline(suite, [run.groups[group] for run in runs if group in run.groups], cases, group)
-            for group in _ordered_groups(runs)
-        },
+        groups=_group_headlines(suite, runs),
         answered_by={name: answered[name] for name in sorted(answered)},
         failures=count_failures(run.failures for run in runs),
         cases=first.cases,
-        repeats=repeats,
+        repeats=_repeats(runs),
     )
 
 
 def run_cases(model: ModelResult) -> list[list[CaseResult]]:
-    """Each run's cases, run 1 first (one list for a model recorded once)."""
-    if model.repeats is None:
-        return [model.cases]
-    return [model.cases, *(entry.cases for entry in model.repeats.per_run[1:])]
+    """Each run's cases, run 1 first: `runs_of(model).run_cases()`, for callers not yet on the view."""
+    from lobrec.core.runs import runs_of  # runs builds on this module: imported when called
 
-
-def case_pass_rates(model: ModelResult) -> dict[str, tuple[int, int]]:
-    """(passes, runs scored) per case scored at least once: from `repeats`, or run 1's verdicts."""
-    if model.repeats is not None:
-        return {case.id: (case.passes, case.scored) for case in model.repeats.cases if case.scored}
-    return {case.id: (int(case.passed), 1) for case in model.cases if case.status == "scored"}
+    return runs_of(model).run_cases()
 
 
 __all__ = [
-    "RATE_FIELDS",
-    "case_pass_rates",
     "case_runs",
     "combine_runs",
     "exact_share",

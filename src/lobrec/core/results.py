@@ -42,7 +42,7 @@ class Record(msgspec.Struct, kw_only=True, frozen=True):
     """Base for result Structs: keyword-only and immutable."""
 
 
-class Mismatch(Record, kw_only=True):
+class Mismatch(Record, kw_only=True, frozen=True):
     """Why a step failed, in words a person can act on.
 
     `path` points into the model's reply (`calls[1].arguments.path`) or names the step part
@@ -60,7 +60,7 @@ class Mismatch(Record, kw_only=True):
     """For a failed argument check, the argument it tests."""
 
 
-class CallRecord(Record, kw_only=True):
+class CallRecord(Record, kw_only=True, frozen=True):
     """One call the model made, as the metrics see it."""
 
     name: str | None
@@ -76,7 +76,7 @@ class CallRecord(Record, kw_only=True):
     "call rejected by the provider"); empty in results files written before they existed."""
 
 
-class StepVerdict(Record, kw_only=True):
+class StepVerdict(Record, kw_only=True, frozen=True):
     index: int
     expects: Literal["call", "no_call"]
     passed: bool
@@ -119,7 +119,7 @@ def oversized(verdicts: list[StepVerdict]) -> str | None:
     )
 
 
-class ApiCall(Record, kw_only=True):
+class ApiCall(Record, kw_only=True, frozen=True):
     """One HTTP attempt, from the runner's point of view (retries included)."""
 
     step: int
@@ -138,7 +138,9 @@ class ApiCall(Record, kw_only=True):
     dropped_params: list[str] = []
 
 
-class CaseResult(Record, kw_only=True):
+class CaseResult(Record, kw_only=True, frozen=True):
+    """One case as judged in one run: its status, its step verdicts and every HTTP attempt."""
+
     id: str
     group: str
     status: CaseStatus
@@ -155,7 +157,17 @@ class CaseResult(Record, kw_only=True):
         return self.status == "scored" and bool(self.steps) and all(step.passed for step in self.steps)
 
 
-class Rate(Record, kw_only=True):
+class Counts(Record, kw_only=True, frozen=True):
+    """A model's cases by status (summed over the runs of a repeated model)."""
+
+    cases: int
+    scored: int
+    errored: int
+    stale: int
+    unrecorded: int
+
+
+class Rate(Record, kw_only=True, frozen=True):
     """A share with its counts; `rate` and the interval are percentages, None when total is 0."""
 
     rate: float | None
@@ -164,7 +176,7 @@ class Rate(Record, kw_only=True):
     ci95: tuple[float, float] | None
 
 
-class Metrics(Record, kw_only=True):
+class Metrics(Record, kw_only=True, frozen=True):
     overall: Rate
     right_tool: Rate
     valid_arguments: Rate
@@ -181,15 +193,7 @@ class Metrics(Record, kw_only=True):
     """The 2xx answers without a price ("case-id step N attempt M"); any one hides the cost."""
 
 
-class Counts(Record, kw_only=True):
-    cases: int
-    scored: int
-    errored: int
-    stale: int
-    unrecorded: int
-
-
-class SuiteRef(Record, kw_only=True, omit_defaults=True):
+class SuiteRef(Record, kw_only=True, frozen=True, omit_defaults=True):
     name: str
     version: str
     sha256: str | None = None
@@ -200,7 +204,7 @@ class SuiteRef(Record, kw_only=True, omit_defaults=True):
     path as given; top-level only, like `sha256`."""
 
 
-class Recording(Record, kw_only=True):
+class Recording(Record, kw_only=True, frozen=True):
     """One run folder's manifest, as the results file cites it: which suite recorded it, and when."""
 
     run: int
@@ -216,7 +220,7 @@ RunOutcome = Literal["passed", "failed", "errored", "stale", "unrecorded"]
 """A case in one run: `passed` or `failed` when scored, else its status."""
 
 
-class Spread(Record, kw_only=True):
+class Spread(Record, kw_only=True, frozen=True):
     """One metric over the runs that have a value for it (a rate with nothing to rate has none)."""
 
     runs: int
@@ -229,7 +233,7 @@ class Spread(Record, kw_only=True):
     fewer than two values."""
 
 
-class RunMetrics(Record, kw_only=True):
+class RunMetrics(Record, kw_only=True, frozen=True):
     """One run of a repeated model, judged on its own."""
 
     run: int
@@ -242,7 +246,7 @@ class RunMetrics(Record, kw_only=True):
     """This run's cases, for runs 2..K; empty for run 1, whose cases are the model's `cases`."""
 
 
-class CaseRuns(Record, kw_only=True):
+class CaseRuns(Record, kw_only=True, frozen=True):
     """One case over the K runs."""
 
     id: str
@@ -254,7 +258,7 @@ class CaseRuns(Record, kw_only=True):
     """Run 1 first."""
 
 
-class Repeats(Record, kw_only=True):
+class Repeats(Record, kw_only=True, frozen=True):
     """A model recorded K > 1 times: each run's metrics, their spread, and each case's k of K."""
 
     runs: int
@@ -271,7 +275,7 @@ class Repeats(Record, kw_only=True):
     cases: list[CaseRuns]
 
 
-class RoutedCase(Record, kw_only=True):
+class RoutedCase(Record, kw_only=True, frozen=True):
     """One case of run 1 through Nex."""
 
     id: str
@@ -286,7 +290,7 @@ class RoutedCase(Record, kw_only=True):
     best_outcome: RunOutcome | None
 
 
-class RouteFigure(Record, kw_only=True):
+class RouteFigure(Record, kw_only=True, frozen=True):
     """One way of answering the compared cases: its overall, cost and latency."""
 
     name: str
@@ -295,7 +299,7 @@ class RouteFigure(Record, kw_only=True):
     latency_p50_ms: float | None
 
 
-class RoutingRun(Record, kw_only=True):
+class RoutingRun(Record, kw_only=True, frozen=True):
     """One run of `auto` against its candidates (a candidate's run of the same number, else its last)."""
 
     run: int
@@ -311,7 +315,7 @@ class RoutingRun(Record, kw_only=True):
     """Oracle's overall minus Nex's, in percentage points: what better choices would have gained."""
 
 
-class Routing(Record, kw_only=True):
+class Routing(Record, kw_only=True, frozen=True):
     candidates: list[str]
     """Every model Nex answered with (judged calls of scored cases, any run), by name."""
     recorded: list[str]
@@ -323,7 +327,7 @@ class Routing(Record, kw_only=True):
     runs: list[RoutingRun]
 
 
-class ModelResult(Record, kw_only=True):
+class ModelResult(Record, kw_only=True, frozen=True):
     model: str
     suite: SuiteRef
     recorded: list[Recording] = []
@@ -352,10 +356,11 @@ class ModelResult(Record, kw_only=True):
 
     @property
     def run_count(self) -> int:
+        """K, as the file says it (`lobrec.core.runs.runs_of` gives the runs themselves)."""
         return 1 if self.repeats is None else self.repeats.runs
 
 
-class RateChange(Record, kw_only=True):
+class RateChange(Record, kw_only=True, frozen=True):
     """One metric under the old suite and the new one; `delta` is new - old (pp for rates)."""
 
     metric: str
@@ -364,7 +369,7 @@ class RateChange(Record, kw_only=True):
     delta: float | None
 
 
-class ModelSuiteChange(Record, kw_only=True):
+class ModelSuiteChange(Record, kw_only=True, frozen=True):
     """One model re-judged under both suites: its metric deltas and the cases a check change flipped."""
 
     model: str
@@ -373,7 +378,7 @@ class ModelSuiteChange(Record, kw_only=True):
     fail_to_pass: list[str]
 
 
-class SuiteChanges(Record, kw_only=True):
+class SuiteChanges(Record, kw_only=True, frozen=True):
     """`lobrec rescore --against OLD`: what changed from OLD to this run's suite, and what it did."""
 
     old: SuiteRef
@@ -386,7 +391,7 @@ class SuiteChanges(Record, kw_only=True):
     models: list[ModelSuiteChange]
 
 
-class Resolution(Record, kw_only=True):
+class Resolution(Record, kw_only=True, frozen=True):
     """The smallest overall difference the paired test resolves on these cases (docs/metrics.md,
     "Resolution"): at significance `alpha`, with probability `power`."""
 
@@ -403,7 +408,7 @@ class Resolution(Record, kw_only=True):
     """Percentage points, rounded up to 0.1; null when no difference can be resolved."""
 
 
-class RunResult(Record, kw_only=True):
+class RunResult(Record, kw_only=True, frozen=True):
     results_format: int = RESULTS_FORMAT
     lobrec_version: str | None = None
     """The lobrec that judged (None in files written before 0.3.0)."""

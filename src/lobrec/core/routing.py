@@ -31,16 +31,11 @@ from lobrec.core.results import (
     RoutingRun,
     RunOutcome,
 )
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 
 ROUTER = "auto"
 """The routed model: Nex picks the model per request."""
-
-
-def _runs(model: ModelResult) -> list[list[CaseResult]]:
-    if model.repeats is None:
-        return [model.cases]
-    return [model.cases, *(run.cases for run in model.repeats.per_run[1:])]
 
 
 def _chosen(case: CaseResult) -> list[str]:
@@ -74,54 +69,72 @@ def _cost(suite: Suite, case: CaseResult) -> float:
     return math.inf if cost is None else cost
 
 
-def _run(
-    suite: Suite,
-    number: int,
-    nex: list[CaseResult],
-    candidates: dict[str, dict[str, CaseResult]],
-) -> RoutingRun:
-    compared = [
-        case
-        for case in nex
-        if _scored(case) and all(_scored(runs.get(case.id)) for runs in candidates.values())
-    ]
-    figures = []
-    for name, runs in candidates.items():
-        picked = [runs[case.id] for case in compared]
-        figures.append(_figure(suite, name, picked, [case.passed for case in picked]))
-    direct_cases: list[CaseResult] = []
-    direct_passed: list[bool] = []
-    oracle_cases: list[CaseResult] = []
+Candidates = dict[str, dict[str, CaseResult]]
+"""One run of each recorded candidate: its cases by id, by model name."""
+
+
+def _direct(compared: Sequence[CaseResult], candidates: Candidates) -> tuple[list[CaseResult], list[bool]]:
+    """Nex's choices answered directly: each case's chosen models' own results (cases whose chosen
+    model was not recorded are left out), and whether all of them passed."""
+    cases: list[CaseResult] = []
+    passed: list[bool] = []
     for case in compared:
         chosen = _chosen(case)
         if chosen and all(name in candidates for name in chosen):
             own = [candidates[name][case.id] for name in chosen]
-            direct_cases.extend(own)
-            direct_passed.append(all(c.passed for c in own))
-        options = [(runs[case.id], name) for name, runs in candidates.items()]
-        passing = [option for option in options if option[0].passed] or options
-        oracle_cases.append(min(passing, key=lambda option: (_cost(suite, option[0]), option[1]))[0])
-    nex_figure = _figure(suite, ROUTER, compared, [case.passed for case in compared])
-    oracle = _figure(suite, "oracle", oracle_cases, [case.passed for case in oracle_cases])
-    regret = None
-    if nex_figure.overall.rate is not None and oracle.overall.rate is not None:
-        regret = round(oracle.overall.rate - nex_figure.overall.rate, 4)
+            cases.extend(own)
+            passed.append(all(result.passed for result in own))
+    return cases, passed
+
+
+def _oracle(suite: Suite, case_id: str, candidates: Candidates) -> CaseResult:
+    """The candidate an oracle router sends the case to: one that passed it (the cheapest, then by
+    name), or the cheapest of all when none did."""
+    options = [(runs[case_id], name) for name, runs in candidates.items()]
+    passing = [option for option in options if option[0].passed] or options
+    return min(passing, key=lambda option: (_cost(suite, option[0]), option[1]))[0]
+
+
+def _regret(nex: RouteFigure, oracle: RouteFigure) -> float | None:
+    if nex.overall.rate is None or oracle.overall.rate is None:
+        return None
+    return round(oracle.overall.rate - nex.overall.rate, 4)
+
+
+def _answered(suite: Suite, name: str, cases: Sequence[CaseResult]) -> RouteFigure:
+    """The figure of cases each judged as it was answered."""
+    return _figure(suite, name, cases, [case.passed for case in cases])
+
+
+def _compared(nex: list[CaseResult], candidates: Candidates) -> list[CaseResult]:
+    """Nex's cases scored for Nex and for every recorded candidate."""
+    return [
+        case
+        for case in nex
+        if _scored(case) and all(_scored(runs.get(case.id)) for runs in candidates.values())
+    ]
+
+
+def _run(suite: Suite, number: int, nex: list[CaseResult], candidates: Candidates) -> RoutingRun:
+    compared = _compared(nex, candidates)
+    nex_figure = _answered(suite, ROUTER, compared)
+    oracle = _answered(suite, "oracle", [_oracle(suite, case.id, candidates) for case in compared])
     return RoutingRun(
         run=number,
         cases=len(compared),
         nex=nex_figure,
-        candidates=figures,
-        direct=_figure(suite, "direct", direct_cases, direct_passed),
+        candidates=[
+            _answered(suite, name, [runs[case.id] for case in compared]) for name, runs in candidates.items()
+        ],
+        direct=_figure(suite, "direct", *_direct(compared, candidates)),
         oracle=oracle,
-        regret=regret,
+        regret=_regret(nex_figure, oracle),
     )
 
 
-def routing(suite: Suite, router: ModelResult, models: Sequence[ModelResult]) -> Routing | None:
-    """The routing section of `router` given the run's models; None when Nex answered with no
-    model other than itself (nothing was routed)."""
-    runs = _runs(router)
-    names = sorted(
+def _candidates(router: ModelResult, runs: list[list[CaseResult]]) -> list[str]:
+    """Every model other than Nex that answered a judged call of a scored case, in any run, by name."""
+    return sorted(
         {
             name
             for cases in runs
@@ -131,44 +144,63 @@ def routing(suite: Suite, router: ModelResult, models: Sequence[ModelResult]) ->
             if name != router.model
         }
     )
+
+
+def _best(recorded: Sequence[ModelResult]) -> str | None:
+    """The best recorded candidate: the highest overall, then by name."""
+    best = min(recorded, key=lambda model: (-(model.metrics.overall.rate or 0.0), model.model), default=None)
+    return None if best is None else best.model
+
+
+def _routed_case(case: CaseResult, first: Candidates, best: str | None) -> RoutedCase:
+    chosen = _chosen(case)
+    return RoutedCase(
+        id=case.id,
+        chosen=chosen,
+        outcome=run_outcome(case),
+        chosen_outcomes={name: _outcome(first.get(name, {}).get(case.id)) for name in chosen},
+        best=best,
+        best_outcome=None if best is None else _outcome(first[best].get(case.id)),
+    )
+
+
+def _run_of(per_run: dict[str, list[list[CaseResult]]], number: int) -> Candidates:
+    """Run `number` of each candidate (its last run when it has fewer), its cases by id."""
+    return {
+        name: {case.id: case for case in runs[min(number, len(runs)) - 1]} for name, runs in per_run.items()
+    }
+
+
+def _held(names: list[str], models: Sequence[ModelResult]) -> dict[str, ModelResult]:
+    """The candidates this run holds with scores, in the order of `names`."""
+    found = {model.model: model for model in models if model.has_scores}
+    return {name: found[name] for name in names if name in found}
+
+
+def routing(suite: Suite, router: ModelResult, models: Sequence[ModelResult]) -> Routing | None:
+    """The routing section of `router` given the run's models; None when Nex answered with no
+    model other than itself (nothing was routed)."""
+    runs = runs_of(router).run_cases()
+    names = _candidates(router, runs)
     if not names:
         return None
-    held = {model.model: model for model in models if model.model in names and model.has_scores}
-    recorded = [name for name in names if name in held]
-    best = min(recorded, key=lambda name: (-(held[name].metrics.overall.rate or 0.0), name), default=None)
-    per_run = {name: _runs(model) for name, model in held.items()}
-
-    def candidate_cases(number: int) -> dict[str, dict[str, CaseResult]]:
-        return {
-            name: {case.id: case for case in per_run[name][min(number, len(per_run[name])) - 1]}
-            for name in recorded
-        }
-
-    first = candidate_cases(1)
-    cases = []
-    for case in runs[0]:
-        chosen = _chosen(case)
-        own = {name: _outcome(first.get(name, {}).get(case.id)) for name in chosen}
-        best_case = first[best].get(case.id) if best is not None else None
-        cases.append(
-            RoutedCase(
-                id=case.id,
-                chosen=chosen,
-                outcome=run_outcome(case),
-                chosen_outcomes=own,
-                best=best,
-                best_outcome=_outcome(best_case),
-            )
-        )
+    held = _held(names, models)
+    best = _best(list(held.values()))
+    per_run = {name: runs_of(model).run_cases() for name, model in held.items()}
+    first = _run_of(per_run, 1)
+    # With no recorded candidate there is nothing to compare a run with (and no oracle to ask).
+    compared = (
+        []
+        if not held
+        else [_run(suite, number, nex, _run_of(per_run, number)) for number, nex in enumerate(runs, start=1)]
+    )
     return Routing(
         candidates=names,
-        recorded=recorded,
+        recorded=list(held),
         unrecorded=[name for name in names if name not in held],
         best=best,
-        cases=cases,
-        runs=[_run(suite, number, nex, candidate_cases(number)) for number, nex in enumerate(runs, start=1)]
-        if recorded
-        else [],
+        cases=[_routed_case(case, first, best) for case in runs[0]],
+        runs=compared,
     )
 
 

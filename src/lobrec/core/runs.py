@@ -14,7 +14,7 @@ from lobrec.core.repeats import case_runs, flaky, metric_spreads, pass_at_k, pas
 from lobrec.core.results import CaseResult, CaseRuns, Counts, Metrics, ModelResult, Rate, Record, Spread
 
 
-class ModelRun(Record, kw_only=True):
+class ModelRun(Record, kw_only=True, frozen=True):
     """One run of a model, judged on its own, with its cases (run 1's too, unlike `RunMetrics`)."""
 
     run: int
@@ -26,7 +26,7 @@ class ModelRun(Record, kw_only=True):
     cases: list[CaseResult]
 
 
-class ModelRuns(Record, kw_only=True):
+class ModelRuns(Record, kw_only=True, frozen=True):
     """A model's K >= 1 runs: each run, each case's k of K, the flaky cases, pass^K, pass@K and the
     spread of each metric over the runs (for K = 1: one value each, no sd)."""
 

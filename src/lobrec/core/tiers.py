@@ -28,8 +28,9 @@ from itertools import combinations
 import msgspec
 
 from lobrec.core.compare import SIGNIFICANCE, Comparison, compare
-from lobrec.core.repeats import case_pass_rates, run_outcome
-from lobrec.core.results import CaseResult, ModelResult, Record, Resolution, RunResult
+from lobrec.core.repeats import run_outcome
+from lobrec.core.results import ModelResult, Record, Resolution, RunResult
+from lobrec.core.runs import runs_of
 
 POWER = 0.8
 """The power the resolution is stated at."""
@@ -56,7 +57,7 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-class PairTest(Record, kw_only=True):
+class PairTest(Record, kw_only=True, frozen=True):
     """One pair of the tier computation: the raw and Holm-adjusted p-values."""
 
     a: str
@@ -197,14 +198,8 @@ def min_difference(
             high = middle
         else:
             low = middle
-    step = 10**_DECIMALS
+    step: int = 10**_DECIMALS
     return math.ceil(round(high * 100 * step, 6)) / step
-
-
-def _run_cases(model: ModelResult) -> list[list[CaseResult]]:
-    if model.repeats is None:
-        return [model.cases]
-    return [model.cases, *(run.cases for run in model.repeats.per_run[1:])]
 
 
 def flips(models: Sequence[ModelResult]) -> tuple[int, int]:
@@ -212,7 +207,7 @@ def flips(models: Sequence[ModelResult]) -> tuple[int, int]:
     both with different outcomes, and the cases compared."""
     flipped = compared = 0
     for model in models:
-        for one, other in combinations(_run_cases(model), 2):
+        for one, other in combinations(runs_of(model).run_cases(), 2):
             outcomes = {case.id: run_outcome(case) for case in other}
             for case in one:
                 there = outcomes.get(case.id)
@@ -230,7 +225,7 @@ def _share(part: int, whole: int) -> Fraction:
 def run_resolution(models: Sequence[ModelResult]) -> Resolution | None:
     """The resolution of this run: its cases (the most any model had scored), its run-to-run flip
     rate (0 without repeats, which is then a best case); None when no model has scores."""
-    cases = max((len(case_pass_rates(model)) for model in models if model.has_scores), default=0)
+    cases = max((len(runs_of(model).pass_rates()) for model in models if model.has_scores), default=0)
     if cases == 0:
         return None
     flipped, compared = flips(models)
@@ -277,7 +272,6 @@ __all__ = [
     "power",
     "rank_run",
     "ranked",
-    "resolution_sentence",
     "run_resolution",
     "tiers",
     "with_resolution",
@@ -294,23 +288,6 @@ def with_resolution(comparison: Comparison, a: ModelResult, b: ModelResult) -> C
     elif resolution is not None and resolution.min_difference is None:
         resolved = False
     return msgspec.structs.replace(comparison, resolution=resolution, resolved=resolved)
-
-
-def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
-    """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
-    if resolution is None:
-        return ""
-    measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
-    share = f"{resolution.flip_rate:.1f}%"
-    head = f"On {resolution.cases} cases, with {share} of them flipping either way ({measured})"
-    test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
-    if resolution.min_difference is None:
-        return f"{head}, no overall difference can be resolved {test}."
-    sentence = f"{head}, the smallest overall difference resolved {test} is {resolution.min_difference:g} pp"
-    if observed is None:
-        return sentence + "."
-    where = "above" if abs(observed) >= resolution.min_difference else "below"
-    return sentence + f"; the observed difference ({observed:+.1f} pp) is {where} it."
 
 
 def rank_run(run: RunResult) -> RunResult:

@@ -2,8 +2,9 @@
 
 Bodies are encoded deterministically (msgspec, fixed key order) so the same case always sends the
 same bytes; replay matches recorded requests on those bytes. Parsing a reply never raises on what a
-*model* wrote (that is judged); it raises `GatewayError` only when the body is not a chat
-completion at all, which is the gateway's fault, not the model's.
+*model* wrote (that is judged); it raises `NotACompletion` only when the body is not a chat
+completion at all, which is the gateway's fault, not the model's (the runner maps it to the shell's
+`GatewayError`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import msgspec
 
 from lobrec.core.jsonvalue import DuplicateKeyError, parse_int, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
-from lobrec.errors import GatewayError
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
 """A `Decimal` (an integer past Python's digit limit, `jsonvalue.parse_int`) goes out as the number."""
@@ -239,13 +239,7 @@ def _text(message: dict[str, Any]) -> str | None:
     an object (a server that parsed structured output), as JSON; a null content, the refusal."""
     content = message.get("content")
     if isinstance(content, list):
-        texts = [
-            part["text"]
-            for part in content
-            if isinstance(part, dict)
-            and part.get("type", "text") == "text"
-            and isinstance(part.get("text"), str)
-        ]
+        texts = [part["text"] for part in content if _is_text_part(part)]
         return "".join(texts) if texts else None
     if isinstance(content, dict):
         return json.dumps(content, ensure_ascii=False)
@@ -255,28 +249,32 @@ def _text(message: dict[str, Any]) -> str | None:
     return refusal if isinstance(refusal, str) and refusal else None
 
 
+def _is_text_part(part: Any) -> bool:
+    return isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)
+
+
+class NotACompletion(ValueError):
+    """A 2xx body that is not a chat completion: the gateway's fault, not the model's."""
+
+
 def is_success(status: int) -> bool:
     """A 2xx: the gateway's success, whose body is the model's completion (a 201 or 203 as a 200)."""
     return 200 <= status <= 299
 
 
 def parse_completion(body: bytes, status: int = 200) -> Reply:
-    """Read a 2xx body as a chat completion; raise GatewayError when it is not one (a 204's empty
+    """Read a 2xx body as a chat completion; raise NotACompletion when it is not one (a 204's empty
     body included: the gateway's fault, not the model's)."""
     try:
         received = _loads(body, mark_duplicates=True, keep_surrogates=True)
     except (ValueError, RecursionError):
-        raise GatewayError(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
+        raise NotACompletion(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
     # What is judged and written to the results has no lone surrogate; the echo keeps them.
     data = _without_surrogates(received) if _has_surrogates(body) else received
-    if not isinstance(data, dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (not an object)")
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (no choices)")
-    message = choices[0].get("message")
+    choice = _first_choice(data, status)
+    message = choice.get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
-    if message is None and choices[0].get("finish_reason") == "content_filter":
+    if message is None and choice.get("finish_reason") == "content_filter":
         return Reply(
             model=model,
             content=None,
@@ -285,9 +283,24 @@ def parse_completion(body: bytes, status: int = 200) -> Reply:
             quirks=[QUIRK_CONTENT_FILTER],
         )
     if not isinstance(message, dict):
-        raise GatewayError(f"the gateway's {status} body is not a chat completion (no message)")
-    content = _text(message)
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no message)")
     echoed: dict[str, Any] = received["choices"][0]["message"]  # the same shape, surrogates kept
+    return _reply(model, message, echoed)
+
+
+def _first_choice(data: Any, status: int) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (not an object)")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise NotACompletion(f"the gateway's {status} body is not a chat completion (no choices)")
+    first: dict[str, Any] = choices[0]
+    return first
+
+
+def _reply(model: str | None, message: dict[str, Any], echoed: dict[str, Any]) -> Reply:
+    """A completion's message (`echoed`: the same as received, lone surrogates kept) as the reply."""
+    content = _text(message)
     tool_calls = message.get("tool_calls")
     if tool_calls is None:
         return Reply(model=model, content=content, calls=[], message=echoed)

@@ -15,9 +15,10 @@ the parts of each module are imported from that module:
   `sloppy_plan`, `load_replies`);
 - `faults`: fault rules and the book that picks the fault for each request (`FaultBook`);
 - `ratelimit`: the token bucket behind `--rate-limit` (`take_token`, `RateLimiter`);
-- `server`: `FakeGateway`, a standard-library `ThreadingHTTPServer` that asks the brain, sleeps
-  for latency and performs faults on the socket, and `start_fake_gateway_process`, which runs it as
-  a separate process (`python -m lobrec.fakegateway`).
+- `server`: `FakeGateway`, a standard-library `ThreadingHTTPServer` that asks the brain, checks
+  the key (`--require-key`), sleeps for latency and performs faults on the socket;
+- `process`: `start_fake_gateway_process`, which runs it as a separate process
+  (`python -m lobrec.fakegateway`), and `stop_fake_gateway_process`.
 
 The control API (`/__fake__/faults`, `/__fake__/log`, `/__fake__/reset`) and every model are
 described in `docs/fake-gateway.md`.
@@ -44,13 +45,8 @@ from lobrec.fakegateway.models import (
     load_replies,
     locate,
 )
-from lobrec.fakegateway.server import (
-    FakeGateway,
-    LogEntry,
-    is_loopback,
-    start_fake_gateway_process,
-    stop_fake_gateway_process,
-)
+from lobrec.fakegateway.process import start_fake_gateway_process, stop_fake_gateway_process
+from lobrec.fakegateway.server import FakeGateway, LogEntry, is_loopback
 
 __all__ = [
     "AUTO",

@@ -7,6 +7,7 @@ error or a price looks like, is stated once for every scripted model and for the
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import math
 from decimal import Decimal
@@ -53,6 +54,8 @@ def json_bytes(value: Any) -> bytes:
 
 _ERROR_KINDS: dict[int, tuple[str, str, str]] = {
     400: ("invalid_request_error", "bad_request", "The request was rejected."),
+    401: ("invalid_request_error", "invalid_api_key", "Incorrect API key provided."),
+    403: ("permission_error", "model_not_allowed", "This key is not allowed to use this model."),
     429: ("rate_limit_error", "rate_limit_exceeded", "Rate limit reached; retry after 1 second."),
     500: ("server_error", "internal_error", "The gateway failed to process the request."),
     502: ("upstream_error", "bad_gateway", "The upstream provider returned an invalid response."),
@@ -76,6 +79,25 @@ def status_fault_reply(status: int) -> FakeReply:
     """An injected error status, worded like the gateway's own and marked as injected."""
     error_type, code, message = _ERROR_KINDS[status]
     return error_reply(status, f"{message} (injected fault)", error_type, code)
+
+
+def key_refusal(authorization: str | None, required: str) -> FakeReply | None:
+    """`--require-key`'s 401 for a request whose `Authorization` is not `Bearer <required>`, else
+    None. Worded like OpenAI's; it never quotes what was sent, so a wrong key is not echoed."""
+    sent = (authorization or "").strip()
+    scheme, _, token = sent.partition(" ")
+    bearer, token = scheme.lower() == "bearer", token.strip()
+    if bearer and hmac.compare_digest(token.encode("utf-8", "surrogatepass"), required.encode()):
+        return None
+    if not sent or (bearer and not token):
+        return error_reply(
+            401,
+            "You didn't provide an API key. Send it as `Authorization: Bearer KEY`.",
+            "invalid_request_error",
+            "missing_api_key",
+        )
+    error_type, code, message = _ERROR_KINDS[401]
+    return error_reply(401, message, error_type, code)
 
 
 def json_reply(body: bytes, status: int = 200) -> FakeReply:

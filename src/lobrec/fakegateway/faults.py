@@ -15,6 +15,8 @@ from lobrec.fakegateway.completions import FakeReply
 
 Fault = Literal[
     "400",
+    "401",
+    "403",
     "429",
     "500",
     "502",
@@ -27,7 +29,16 @@ Fault = Literal[
     "not_completion",
     "huge",
 ]
-STATUS_FAULTS: dict[str, int] = {"400": 400, "429": 429, "500": 500, "502": 502, "503": 503, "504": 504}
+STATUS_FAULTS: dict[str, int] = {
+    "400": 400,
+    "401": 401,
+    "403": 403,
+    "429": 429,
+    "500": 500,
+    "502": 502,
+    "503": 503,
+    "504": 504,
+}
 
 
 class FaultRule(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True):

@@ -2,7 +2,7 @@
 
 It reads requests, asks `models.answer` and the fault book, sleeps for latency, and performs faults
 on the real socket, because a mock transport cannot show what a client does with a reset or a short
-body. `start_fake_gateway_process` runs it as a separate process (`python -m lobrec.fakegateway`).
+body. `process.start_fake_gateway_process` runs it as a separate process.
 """
 
 from __future__ import annotations
@@ -10,17 +10,13 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import json
-import re
-import selectors
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -31,10 +27,12 @@ from lobrec.core.suite import Suite
 from lobrec.errors import ConfigError
 from lobrec.fakegateway.completions import (
     CREATED,
+    ChatCall,
     FakeReply,
     error_reply,
     json_bytes,
     json_reply,
+    key_refusal,
     parse_request,
     status_fault_reply,
 )
@@ -56,19 +54,19 @@ CHAT_PATHS = ("/v1/chat/completions", "/api/gateway/v1/chat/completions")
 MODELS_PATHS = ("/v1/models", "/api/gateway/v1/models")
 
 MAX_REQUEST_BYTES = 32 * 1024 * 1024
-LISTENING = re.compile(r"fake gateway listening on (http://\S+/v1)")
 
 
 class LogEntry(msgspec.Struct, frozen=True, kw_only=True):
     """One chat request as the gateway saw it; `status` is None when no response was sent.
 
-    `fault` is the injected fault, or `"rate_limit"` for the rate limiter's own 429.
+    `fault` is the injected fault, `"rate_limit"` for the rate limiter's own 429, or
+    `"require_key"` for `--require-key`'s 401.
     """
 
     model: str | None
     case: str | None
     step: int | None
-    fault: Fault | Literal["rate_limit"] | None
+    fault: Fault | Literal["rate_limit", "require_key"] | None
     status: int | None
 
 
@@ -136,6 +134,10 @@ class _Handler(BaseHTTPRequestHandler):
             body = json_bytes(self.server.gateway.log())
             self._send(json_reply(body))
         elif path in MODELS_PATHS:
+            refused = self.server.gateway.key_refusal(self.headers.get("authorization"))
+            if refused is not None:
+                self._send(refused)
+                return
             data = [
                 {"id": name, "object": "model", "created": CREATED, "owned_by": "lobrec"}
                 for name in [*MODELS, *self.server.gateway.replies]
@@ -211,13 +213,15 @@ class _Handler(BaseHTTPRequestHandler):
             return
         gateway = self.server.gateway
         call = parse_request(body)
+        refused = gateway._refuse_key(self.headers.get("authorization"), call)
+        if refused is not None:
+            self._send(refused)  # whatever the body says (parsed only for the log), as a real gateway
+            return
         if isinstance(call, FakeReply):
             gateway._record(LogEntry(model=None, case=None, step=None, fault=None, status=call.status))
             self._send(call)
             return
-        location = locate(gateway.suite, call.messages)
-        case_id = location.case.id if location is not None else None
-        step = location.step if location is not None else None
+        _, case_id, step = gateway._coordinates(call)
         limited = gateway._limit(call.model, case_id, step)
         if limited is not None:
             self._send(limited)  # at once: a real gateway refuses before doing any work
@@ -295,7 +299,8 @@ class FakeGateway:
     `port` 0 picks a free port; `latency_ms` is slept before every chat answer. `rate_limit` (requests
     per second, a token bucket holding `rate_limit_burst`, by default max(1, rate)) answers 429 to
     chat requests beyond it, with one bucket per model when `rate_limit_per_model`; `clock` is
-    the limiter's time in seconds, replaceable so tests need not sleep.
+    the limiter's time in seconds, replaceable so tests need not sleep. `require_key` answers 401 to
+    chat and model-list requests without `Authorization: Bearer <require_key>`.
     """
 
     def __init__(
@@ -310,6 +315,7 @@ class FakeGateway:
         rate_limit: float | None = None,
         rate_limit_burst: float | None = None,
         rate_limit_per_model: bool = False,
+        require_key: str | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not allow_remote and not is_loopback(host):
@@ -324,6 +330,7 @@ class FakeGateway:
             if rate_limit is None
             else checked_limit(rate_limit, rate_limit_burst, per_model=rate_limit_per_model)
         )
+        self.require_key = checked_key(require_key)
         self.suite = suite
         self.host = host
         self.port = port
@@ -428,6 +435,30 @@ class FakeGateway:
         with self._lock:
             self._log.append(entry)
 
+    def key_refusal(self, authorization: str | None) -> FakeReply | None:
+        """The 401 for a request without the required key (None when none is required or it is right)."""
+        return None if self.require_key is None else key_refusal(authorization, self.require_key)
+
+    def _coordinates(self, call: ChatCall | FakeReply) -> tuple[str | None, str | None, int | None]:
+        """The model, case and step a request is, for the log (all None for an invalid body)."""
+        if isinstance(call, FakeReply):
+            return None, None, None
+        location = locate(self.suite, call.messages)
+        if location is None:
+            return call.model, None, None
+        return call.model, location.case.id, location.step
+
+    def _refuse_key(self, authorization: str | None, call: ChatCall | FakeReply) -> FakeReply | None:
+        """The 401 for a chat request without the required key (logged), or None to go on.
+
+        Checked first, so a refused request takes no rate-limit token, fault count or flaky run.
+        """
+        refused = self.key_refusal(authorization)
+        if refused is not None:
+            model, case, step = self._coordinates(call)
+            self._record(LogEntry(model=model, case=case, step=step, fault="require_key", status=401))
+        return refused
+
     def _limit(self, model: str, case: str | None, step: int | None) -> FakeReply | None:
         """The limiter's 429 for a request beyond the rate (logged), or None to answer it.
 
@@ -477,100 +508,8 @@ class FakeGateway:
         return self._stopping.wait(seconds)
 
 
-# --- as a separate process ------------------------------------------------------------------------
-
-
-def fake_gateway_command_line(
-    suite_path: str | Path,
-    latency_ms: int = 0,
-    *,
-    host: str = "127.0.0.1",
-    extra_args: Sequence[str] = (),
-    rate_limit: float | None = None,
-    rate_limit_burst: float | None = None,
-    rate_limit_per_model: bool = False,
-) -> list[str]:
-    """The `python -m lobrec.fakegateway` command `start_fake_gateway_process` runs.
-
-    The rate-limit options are only added when asked for, so a command without them works with
-    any version of `lobrec fake-gateway`.
-    """
-    limits: list[str] = []
-    if rate_limit is not None:
-        limits += ["--rate-limit", repr(float(rate_limit))]
-    if rate_limit_burst is not None:
-        limits += ["--rate-limit-burst", repr(float(rate_limit_burst))]
-    if rate_limit_per_model:
-        limits.append("--rate-limit-per-model")
-    return [
-        sys.executable,
-        "-m",
-        "lobrec.fakegateway",
-        "--suite",
-        str(suite_path),
-        "--host",
-        host,
-        "--port",
-        "0",
-        "--latency-ms",
-        str(latency_ms),
-        *limits,
-        *extra_args,
-    ]
-
-
-def start_fake_gateway_process(
-    suite_path: str | Path,
-    latency_ms: int = 0,
-    *,
-    host: str = "127.0.0.1",
-    extra_args: Sequence[str] = (),
-    startup_timeout: float = 30.0,
-    rate_limit: float | None = None,
-    rate_limit_burst: float | None = None,
-    rate_limit_per_model: bool = False,
-) -> tuple[subprocess.Popen[bytes], str]:
-    """Run `python -m lobrec.fakegateway` on a free port; returns the process and its base URL.
-
-    `rate_limit`, `rate_limit_burst` and `rate_limit_per_model` are passed as `--rate-limit R`,
-    `--rate-limit-burst B` and `--rate-limit-per-model` (see `FakeGateway`). Stop it with
-    `stop_fake_gateway_process` (terminate, wait, close the pipe). Raises RuntimeError, with what
-    the process printed, if it does not announce itself in time.
-    """
-    command = fake_gateway_command_line(
-        suite_path,
-        latency_ms,
-        host=host,
-        extra_args=extra_args,
-        rate_limit=rate_limit,
-        rate_limit_burst=rate_limit_burst,
-        rate_limit_per_model=rate_limit_per_model,
-    )
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
-    assert process.stdout is not None
-    line = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        if selector.select(startup_timeout):
-            line = process.stdout.readline()
-    text = line.decode("utf-8", "replace").strip()
-    match = LISTENING.fullmatch(text)
-    if match is None:
-        stop_fake_gateway_process(process)
-        raise RuntimeError(
-            f"the fake gateway did not start (exit code {process.returncode}); it printed {text!r}"
-        )
-    return process, match.group(1)
-
-
-def stop_fake_gateway_process(process: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
-    """Terminate the process, wait for it (kill if it lingers) and close its stdout pipe."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-    if process.stdout is not None:
-        process.stdout.close()
+def checked_key(key: str | None) -> str | None:
+    """`--require-key`'s value, refused unless it could travel in a header: visible ASCII, not empty."""
+    if key is not None and (not key or not all("!" <= char <= "~" for char in key)):
+        raise ConfigError("--require-key must be a non-empty key of visible ASCII characters (! to ~)")
+    return key

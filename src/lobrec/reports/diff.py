@@ -2,7 +2,8 @@
 repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
 how the failure kinds moved.
 
-The numbers come from `lobrec.core.compare`; this module only lays them out, for the terminal
+The numbers and the verdict come from `lobrec.core.compare`; this module says them in words and
+lays them out, for the terminal
 (rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
 Markdown report). A delta is called better or worse in words, not only in colour, and "worse"
 means a rise for the lower-is-better metrics (made-up tool, latency, cost).
@@ -15,10 +16,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, MetricDelta, Unpaired
-from lobrec.core.tiers import resolution_sentence
+from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
+from lobrec.reports.insight import resolution_sentence
 from lobrec.reports.markdown import md, table
 
 _LIST_LIMIT = 20
@@ -33,6 +34,11 @@ def shown(item: MetricDelta) -> tuple[Change, str]:
         return texts, ""
     improved = texts.shown < 0 if item.lower_is_better else texts.shown > 0
     return texts, "better" if improved else "worse"
+
+
+def metric_label(item: MetricDelta) -> str:
+    """The metric's label, with ` ↓` on a rate where lower is better."""
+    return item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
 
 
 def _left_out_label(item: Unpaired) -> str:
@@ -61,21 +67,61 @@ def _ids(ids: list[str], every: bool = False) -> list[str]:
     return [*shown, *more]
 
 
-def _repeated_lines(cmp: Comparison) -> list[str]:
-    """The sign test's lines: what was counted, the test, the spread."""
+def interpretation(cmp: Comparison) -> str:
+    """The one-line reading of the test, from B's point of view."""
+    match cmp.verdict:
+        case "nothing_paired":
+            return "no case was scored in both runs: nothing to compare"
+        case "no_difference":
+            return f"no significant difference at 5% ({format_p(cmp.p_value)})"
+        case "b_better" | "b_worse":
+            return f"B is {cmp.verdict.removeprefix('b_')}, {format_p(cmp.p_value)}"
+
+
+def spread_sentence(repeats: RepeatedComparison) -> str:
+    """Whether the difference in overall mean is more than a run of either model varies by (empty
+    when either is unknown)."""
+    delta, spread = repeats.mean_delta, repeats.spread
+    if delta is None or spread is None:
+        return ""
+    size = f"{'+' if delta > 0 else '-' if delta < 0 else ''}{abs(delta):.1f} pp"
+    if repeats.within_spread:
+        return (
+            f"The difference in overall mean ({size}) is within the run-to-run spread of A and B "
+            f"({spread:.1f} pp, the larger sample sd of the overall rate over runs): "
+            "another run of either could move it that much."
+        )
+    return (
+        f"The difference in overall mean ({size}) is larger than the run-to-run spread of A and B "
+        f"({spread:.1f} pp, the larger sample sd of the overall rate over runs)."
+    )
+
+
+def _runs(count: int) -> str:
+    return "run" if count == 1 else "runs"
+
+
+def _test_lines(cmp: Comparison) -> list[str]:
+    """What was counted and the test: McNemar's on the flips, or with repeats the sign test on
+    per-case pass rates and the run-to-run spread."""
     repeats = cmp.repeats
-    assert repeats is not None
+    if repeats is None:
+        return [
+            f"Exact McNemar test: {interpretation(cmp)}.",
+            f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
+            f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
+            f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
+        ]
     lines = [
-        f"Exact sign test on per-case pass rates: {cmp.interpretation}.",
+        f"Exact sign test on per-case pass rates: {interpretation(cmp)}.",
         f"Pass rate lower in B: {counted(cmp.b, 'case')}; higher in B: {cmp.c}; "
         f"equal: {repeats.ties} (dropped).",
         f"Paired: {counted(cmp.paired, 'case')} scored in both (A over {repeats.runs_a} "
-        f"{'run' if repeats.runs_a == 1 else 'runs'}, B over {repeats.runs_b} "
-        f"{'run' if repeats.runs_b == 1 else 'runs'}); {len(cmp.unpaired)} left out.",
+        f"{_runs(repeats.runs_a)}, B over {repeats.runs_b} {_runs(repeats.runs_b)}); "
+        f"{len(cmp.unpaired)} left out.",
     ]
-    if repeats.spread_sentence:
-        lines.append(repeats.spread_sentence)
-    return lines
+    sentence = spread_sentence(repeats)
+    return [*lines, sentence] if sentence else lines
 
 
 def flip_lists(cmp: Comparison) -> list[tuple[str, list[str]]]:
@@ -104,21 +150,8 @@ def _resolution_lines(cmp: Comparison) -> list[str]:
 
 def summary_lines(cmp: Comparison) -> list[str]:
     """The pairing and the test in plain text (names not yet escaped)."""
-    if cmp.repeats is not None:
-        lines = _repeated_lines(cmp) + _resolution_lines(cmp)
-        if not cmp.same_suite:
-            lines.insert(0, _suite_warning(cmp))
-        return lines
-    lines = [
-        f"Exact McNemar test: {cmp.interpretation}.",
-        f"Discordant: b = {cmp.b} (A passed, B failed), c = {cmp.c} (A failed, B passed).",
-        f"Paired: {counted(cmp.paired, 'case')} scored in both ({cmp.both_passed} passed in both, "
-        f"{cmp.both_failed} failed in both); {len(cmp.unpaired)} left out.",
-        *_resolution_lines(cmp),
-    ]
-    if not cmp.same_suite:
-        lines.insert(0, _suite_warning(cmp))
-    return lines
+    lines = _test_lines(cmp) + _resolution_lines(cmp)
+    return lines if cmp.same_suite else [_suite_warning(cmp), *lines]
 
 
 def _suite_warning(cmp: Comparison) -> str:
@@ -187,7 +220,7 @@ def diff_table(cmp: Comparison) -> Table:
         texts, verdict = shown(item)
         style = {"better": "green", "worse": "red"}.get(verdict, "")
         result.add_row(
-            Text(item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")),
+            Text(metric_label(item)),
             Text(texts.a),
             Text(texts.b),
             Text(texts.delta, style=style),
@@ -214,30 +247,40 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
         )
 
 
-def render_diff_markdown(cmp: Comparison) -> str:
-    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
-    full (a file is read later and elsewhere; only the terminal shortens them)."""
+def _markdown_metrics(cmp: Comparison) -> str:
     rows = []
     for item in cmp.deltas:
         texts, verdict = shown(item)
-        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
-        rows.append([md(label), md(texts.a), md(texts.b), md(texts.delta), verdict])
+        rows.append([md(metric_label(item)), md(texts.a), md(texts.b), md(texts.delta), verdict])
     header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
+    return table(header, rows, left=(0, 4))
+
+
+def _markdown_lists(cmp: Comparison) -> list[str]:
+    """The flipped and the left-out cases, every one of them."""
+    lists = [
+        f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in flip_lists(cmp)
+        if ids
+    ]
+    lists.extend(
+        f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in left_out(cmp)
+    )
+    return ["\n".join(lists)] if lists else []
+
+
+def render_diff_markdown(cmp: Comparison) -> str:
+    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
+    full (a file is read later and elsewhere; only the terminal shortens them)."""
     parts = [
         f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
-        table(header, rows, left=(0, 4)),
+        _markdown_metrics(cmp),
         *(md(line) for line in summary_lines(cmp)),
     ]
     if cmp.kinds:
         header = ["Failure kind", "A", "B", "B − A", ""]
         parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
     parts.append(md(kinds_note(cmp)))
-    lists = []
-    for label, ids in flip_lists(cmp):
-        if ids:
-            lists.append(f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}")
-    for label, ids in left_out(cmp):
-        lists.append(f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}")
-    if lists:
-        parts.append("\n".join(lists))
+    parts.extend(_markdown_lists(cmp))
     return "\n\n".join(parts) + "\n"

@@ -22,9 +22,10 @@ import math
 import re
 from typing import Any
 
+from lobrec.core.repeats import run_outcome
 from lobrec.core.results import ApiCall, CaseResult, ModelResult, RunResult, StepVerdict
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
-from lobrec.reports.repeats import run_cases
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -55,11 +56,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 # --- what the rows hold --------------------------------------------------------------------------
 
 
-def case_outcome(case: CaseResult) -> str:
-    """`passed` or `failed` for a scored case, else its status (errored, stale, unrecorded)."""
-    if case.status != "scored":
-        return case.status
-    return "passed" if case.passed else "failed"
+case_outcome = run_outcome
+"""`passed` or `failed` for a scored case, else its status (the core's rule, by the reports' name)."""
 
 
 def case_group(suite: Suite, case: CaseResult) -> str:
@@ -134,13 +132,13 @@ def rows(run: RunResult, suite: Suite) -> list[dict[str, Any]]:
     number. A case with no judged step (errored before its first answer, stale, unrecorded) has one
     row whose step fields are None; a chain that stopped at a failing step has no rows for the
     steps it never reached."""
-    out = []
+    out: list[dict[str, Any]] = []
     for model in run.models:
-        for number, cases in enumerate(run_cases(model), start=1):
-            for case in cases:
+        for entry in runs_of(model).runs:
+            for case in entry.cases:
                 group = case_group(suite, case)
-                steps = sorted(case.steps, key=lambda step: step.index)
-                out.extend(_row(model, number, case, group, step) for step in steps or [None])
+                steps: list[StepVerdict | None] = [*sorted(case.steps, key=lambda step: step.index)]
+                out.extend(_row(model, entry.run, case, group, step) for step in steps or [None])
     return out
 
 

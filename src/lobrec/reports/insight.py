@@ -8,8 +8,7 @@ them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `rout
 from __future__ import annotations
 
 from lobrec.core.failures import FAILURE_KINDS
-from lobrec.core.results import ModelResult, RouteFigure, RunResult
-from lobrec.core.tiers import resolution_sentence
+from lobrec.core.results import ModelResult, Resolution, RouteFigure, RunResult
 from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
 
 KIND_LABELS: dict[str, str] = {
@@ -71,6 +70,23 @@ def kinds_text(model: ModelResult) -> str:
     kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
     listed = ", ".join(f"{KIND_LABELS.get(kind, kind)} {count}" for kind, count in kinds)
     return f"{sum(model.failures.values())} failed steps: {listed}"
+
+
+def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
+    """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
+    if resolution is None:
+        return ""
+    measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
+    share = f"{resolution.flip_rate:.1f}%"
+    head = f"On {resolution.cases} cases, with {share} of them flipping either way ({measured})"
+    test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
+    if resolution.min_difference is None:
+        return f"{head}, no overall difference can be resolved {test}."
+    sentence = f"{head}, the smallest overall difference resolved {test} is {resolution.min_difference:g} pp"
+    if observed is None:
+        return sentence + "."
+    where = "above" if abs(observed) >= resolution.min_difference else "below"
+    return sentence + f"; the observed difference ({observed:+.1f} pp) is {where} it."
 
 
 def resolution_line(run: RunResult) -> str:

@@ -25,11 +25,14 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
 
-from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.repeats import run_outcome
+from lobrec.core.results import CaseResult, CaseRuns, RunOutcome, RunResult, StepVerdict
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
-from lobrec.reports.export import case_group, case_outcome, step_kind, step_reasons
-from lobrec.reports.repeats import run_verdicts, runs_by_case
+from lobrec.reports.export import case_group, step_kind, step_reasons
+from lobrec.reports.repeats import run_verdicts
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -47,103 +50,106 @@ def _case_ms(case: CaseResult) -> float:
     return math.fsum(call.latency_ms for call in case.api_calls if call.latency_ms is not None)
 
 
+def _step_said(step: StepVerdict) -> str:
+    """A failing step's kind and reasons on one line (either alone when the other is missing)."""
+    kind, reasons = step_kind(step), "; ".join(step_reasons(step))
+    return f"{kind}: {reasons}" if kind and reasons else kind or reasons
+
+
+def _step_lines(step: StepVerdict) -> list[str]:
+    """A failing step in full: its number, kind and reasons, then what the model called or said."""
+    kind = step_kind(step)
+    head = f"step {step.index + 1}{f', {kind}' if kind else ''}: " + (
+        "; ".join(step_reasons(step)) or "failed"
+    )
+    calls = [
+        f"  called {call.name or '(no name)'}: {call.arguments or '(no arguments)'}" for call in step.calls
+    ]
+    replied = [f"  replied: {step.content}"] if step.content else []
+    return [head, *calls, *replied]
+
+
 def failure_text(case: CaseResult) -> tuple[str, str]:
     """(message, body) for a failing case: each failing step's kind and reasons on one line, then
     step by step with calls (a step from a file before failure kinds gives its reasons alone)."""
     failing = [step for step in sorted(case.steps, key=lambda step: step.index) if not step.passed]
     if not failing:
         return "no step was judged", "no step was judged"
-    said = []
-    for step in failing:
-        kind, reasons = step_kind(step), "; ".join(step_reasons(step))
-        said.append(f"{kind}: {reasons}" if kind and reasons else kind or reasons)
-    message = "; ".join(part for part in said if part) or f"step {failing[0].index + 1} failed"
-    lines = []
-    for step in failing:
-        kind = step_kind(step)
-        lines.append(
-            f"step {step.index + 1}{f', {kind}' if kind else ''}: "
-            + ("; ".join(step_reasons(step)) or "failed")
-        )
-        lines.extend(
-            f"  called {call.name or '(no name)'}: {call.arguments or '(no arguments)'}"
-            for call in step.calls
-        )
-        if step.content:
-            lines.append(f"  replied: {step.content}")
-    return message, "\n".join(lines)
+    said = [part for step in failing if (part := _step_said(step))]
+    message = "; ".join(said) or f"step {failing[0].index + 1} failed"
+    return message, "\n".join(line for step in failing for line in _step_lines(step))
 
 
-def _testcase(model: ModelResult, case: CaseResult, suite: Suite) -> tuple[ET.Element, str]:
-    outcome = case_outcome(case)
-    element = ET.Element(
-        "testcase",
-        {
-            "classname": xml_safe(f"{model.model}.{case_group(suite, case)}"),
-            "name": xml_safe(case.id),
-            "time": _seconds(_case_ms(case)),
-        },
+def _failure(element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, flaky: bool) -> None:
+    """The `<failure>` of a case that failed in some run: the first failing run's reasons, and its
+    steps; with repeats (`said` holds every run's verdict) every failing run's, each named."""
+    texts = [(number, *failure_text(case)) for number, case in failing]
+    message, body = texts[0][1], texts[0][2]
+    if said:
+        message = f"{said}; {message}"
+        body = "\n".join(
+            f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in text.split("\n"))
+            for number, reasons, text in texts
+        )
+    kind = "flaky" if flaky else "failed"
+    child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": kind})
+    child.text = xml_safe(body)
+
+
+def _error(element: ET.Element, errored: list[tuple[int, CaseResult]], said: str) -> None:
+    """The `<error>` of a case errored in some run: its reason (each errored run's, named, with repeats)."""
+    reasons = [(f"run {number}: " if said else "") + (case.reason or "") for number, case in errored]
+    message = f"{said}; {reasons[0]}" if said else reasons[0]
+    child = ET.SubElement(element, "error", {"message": xml_safe(message), "type": "errored"})
+    child.text = xml_safe("\n".join(reasons))
+
+
+def _worst(outcomes: list[RunOutcome]) -> RunOutcome:
+    """What a case's testcase says over its runs: failed, else errored, else stale, else unrecorded,
+    else passed."""
+    return next(
+        (outcome for outcome in ("failed", "errored", "stale", "unrecorded") if outcome in outcomes), "passed"
     )
-    reason = xml_safe(case.reason or "")
-    if outcome == "failed":
-        message, body = failure_text(case)
-        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": "failed"})
-        child.text = xml_safe(body)
-    elif outcome == "errored":
-        child = ET.SubElement(element, "error", {"message": reason, "type": "errored"})
-        child.text = reason
-    elif outcome in ("stale", "unrecorded"):
-        ET.SubElement(element, "skipped", {"message": f"{outcome}: {reason}" if reason else outcome})
-    return element, outcome
 
 
-def _repeated_testcase(
-    model: ModelResult, case_id: str, runs: list[CaseResult | None], suite: Suite
-) -> tuple[ET.Element, str, float]:
-    """One testcase for a case of a repeated model, from every run: failed if any run failed (its
-    message each run's verdict, flaky ones saying so), else errored if any run errored, else
-    skipped if any run was not judged; its time is every run's."""
-    outcomes = ["unrecorded" if case is None else case_outcome(case) for case in runs]
-    present = [case for case in runs if case is not None]
-    ms = math.fsum(_case_ms(case) for case in present)
+def _verdict(
+    element: ET.Element, entry: CaseRuns, numbered: list[tuple[int, CaseResult]], said: str
+) -> RunOutcome:
+    """Add the child the case's worst outcome calls for (`_worst`; none when it passed)."""
+    worst = _worst(entry.outcomes)
+    if worst == "failed":
+        failing = [(number, case) for number, case in numbered if run_outcome(case) == "failed"]
+        _failure(element, failing, said, flaky="passed" in entry.outcomes)
+    elif worst == "errored":
+        _error(element, [(number, case) for number, case in numbered if case.status == "errored"], said)
+    elif worst != "passed":
+        reason = numbered[0][1].reason
+        message = said or (f"{worst}: {reason}" if reason else worst)
+        ET.SubElement(element, "skipped", {"message": xml_safe(message)})
+    return worst
+
+
+def _testcase(
+    model: str, suite: Suite, entry: CaseRuns, runs: list[CaseResult | None]
+) -> tuple[ET.Element, RunOutcome, float]:
+    """One testcase for a case, from every run of the model; its time is every run's. With repeats
+    each message starts with every run's verdict (`run_verdicts`, flaky ones saying so) and each
+    reason names its run."""
+    numbered = [(number, case) for number, case in enumerate(runs, start=1) if case is not None]
+    ms = math.fsum(_case_ms(case) for _, case in numbered)
     element = ET.Element(
         "testcase",
         {
-            "classname": xml_safe(f"{model.model}.{case_group(suite, present[0])}"),
-            "name": xml_safe(case_id),
+            "classname": xml_safe(f"{model}.{case_group(suite, numbered[0][1])}"),
+            "name": xml_safe(entry.id),
             "time": _seconds(ms),
         },
     )
-    verdicts = run_verdicts(outcomes)
-    numbered = list(enumerate(runs, start=1))
-    if "failed" in outcomes:
-        bodies = []
-        for number, case in numbered:
-            if case is not None and case_outcome(case) == "failed":
-                reasons, body = failure_text(case)
-                bodies.append(
-                    f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in body.split("\n"))
-                )
-        first = next(case for case in present if case_outcome(case) == "failed")
-        message = f"{verdicts}; {failure_text(first)[0]}"
-        kind = "flaky" if "passed" in outcomes else "failed"
-        child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": kind})
-        child.text = xml_safe("\n".join(bodies))
-        return element, "failed", ms
-    if "errored" in outcomes:
-        reasons = [f"run {n}: {case.reason}" for n, case in numbered if case and case.status == "errored"]
-        child = ET.SubElement(
-            element, "error", {"message": xml_safe(f"{verdicts}; {reasons[0]}"), "type": "errored"}
-        )
-        child.text = xml_safe("\n".join(reasons))
-        return element, "errored", ms
-    if "stale" in outcomes or "unrecorded" in outcomes:
-        ET.SubElement(element, "skipped", {"message": xml_safe(verdicts)})
-        return element, "stale" if "stale" in outcomes else "unrecorded", ms
-    return element, "passed", ms
+    said = run_verdicts(entry.outcomes) if len(runs) > 1 else ""
+    return element, _verdict(element, entry, numbered, said), ms
 
 
-def _counts(element: ET.Element, outcomes: list[str], ms: float) -> None:
+def _counts(element: ET.Element, outcomes: Sequence[str], ms: float) -> None:
     element.set("tests", str(len(outcomes)))
     element.set("failures", str(outcomes.count("failed")))
     element.set("errors", str(outcomes.count("errored")))
@@ -163,18 +169,11 @@ def to_junit(run: RunResult, suite: Suite) -> str:
             ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
         outcomes = []
         spent = []
-        if model.repeats is None:
-            for case in model.cases:
-                element, outcome = _testcase(model, case, suite)
-                testsuite.append(element)
-                outcomes.append(outcome)
-                spent.append(_case_ms(case))
-        else:
-            for case_id, runs in runs_by_case(model):
-                element, outcome, ms = _repeated_testcase(model, case_id, runs, suite)
-                testsuite.append(element)
-                outcomes.append(outcome)
-                spent.append(ms)
+        for entry, runs in runs_of(model).by_case():
+            element, outcome, ms = _testcase(model.model, suite, entry, runs)
+            testsuite.append(element)
+            outcomes.append(outcome)
+            spent.append(ms)
         model_ms = math.fsum(spent)
         _counts(testsuite, outcomes, model_ms)
         every.extend(outcomes)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from lobrec.core.compare import RATE_METRICS
+from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
 from lobrec.core.results import RateChange, SuiteChanges
 from lobrec.reports._format import change, printable
 
@@ -18,10 +18,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 LABELS = {metric: label for metric, label, _ in RATE_METRICS} | {
-    "latency_p50_ms": "p50 latency",
-    "cost_per_100_cases_usd": "Cost/100 cases",
+    metric: label for metric, label, _, _ in VALUE_METRICS
 }
-UNITS = {"latency_p50_ms": "ms", "cost_per_100_cases_usd": "usd"}
+UNITS: dict[str, Unit] = {metric: unit for metric, _, unit, _ in VALUE_METRICS}
 
 
 def rows(item_list: list[RateChange]) -> list[tuple[str, str, str, str]]:

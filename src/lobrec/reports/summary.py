@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import html
 
-from lobrec.core.results import CaseResult, ModelResult, RunResult
+from lobrec.core.repeats import run_outcome
+from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
-from lobrec.reports.export import case_group, case_outcome, step_reasons
+from lobrec.reports.export import case_group, step_reasons
 from lobrec.reports.insight import kinds_text
 from lobrec.reports.markdown import interval, md, no_pings, spelled, table
-from lobrec.reports.repeats import any_repeats, run_cases, run_verdicts, runs_by_case
+from lobrec.reports.repeats import any_repeats, run_verdicts
 
 
 def _overall(model: ModelResult) -> list[str]:
@@ -42,7 +44,7 @@ def _row(model: ModelResult) -> list[str]:
         model.model,
         *_overall(model),
         f"{counts.scored}/{counts.cases}",
-        str(sum(case_outcome(case) == "failed" for cases in run_cases(model) for case in cases)),
+        str(sum(run_outcome(case) == "failed" for run in runs_of(model).runs for case in run.cases)),
         str(counts.errored),
         str(counts.stale + counts.unrecorded),
     ]
@@ -58,46 +60,40 @@ def _why(case: CaseResult) -> str:
     return "no step was judged"
 
 
-def _repeated_details(model: ModelResult, suite: Suite) -> str | None:
-    """A repeated model's cases that failed or errored in any run, each with every run's verdict
-    and the first such run's reason."""
-    items = []
-    counted = {"failing": 0, "errored": 0}
-    for case_id, runs in runs_by_case(model):
-        outcomes = ["unrecorded" if case is None else case_outcome(case) for case in runs]
-        worst = "failed" if "failed" in outcomes else "errored" if "errored" in outcomes else None
-        if worst is None:
-            continue
-        counted["failing" if worst == "failed" else "errored"] += 1
-        first = next(case for case in runs if case is not None and case_outcome(case) == worst)
-        items.append(
-            f"- {'errored: ' if worst == 'errored' else ''}{md(case_id)} "
-            f"({md(group_label(case_group(suite, first)))}): {md(run_verdicts(outcomes))}; {md(_why(first))}"
-        )
-    if not items:
+def _item(suite: Suite, entry: CaseRuns, results: list[CaseResult | None], repeated: bool) -> str | None:
+    """A case that failed or errored (in any run) as a list item: why, from the first such run
+    (after every run's verdict, with repeats); None for any other case."""
+    worst = "failed" if "failed" in entry.outcomes else "errored" if "errored" in entry.outcomes else None
+    if worst is None:
         return None
-    heading = ", ".join(f"{n} {label} in some run" for label, n in counted.items() if n)
-    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
-    return f"<details><summary>{summary}</summary>\n\n" + "\n".join(items) + "\n\n</details>"
+    first = next(case for case in results if case is not None and run_outcome(case) == worst)
+    why = md(_why(first))
+    if repeated:
+        why = f"{md(run_verdicts(entry.outcomes))}; {why}"
+    label = "errored: " if worst == "errored" else ""
+    return f"- {label}{md(entry.id)} ({md(group_label(case_group(suite, first)))}): {why}"
 
 
 def _details(model: ModelResult, suite: Suite) -> str | None:
-    if model.repeats is not None:
-        return _repeated_details(model, suite)
-    failing = [case for case in model.cases if case_outcome(case) == "failed"]
-    errored = [case for case in model.cases if case.status == "errored"]
-    if not failing and not errored:
-        return None
-    heading = ", ".join(
-        f"{len(cases)} {label}" for cases, label in ((failing, "failing"), (errored, "errored")) if cases
-    )
-    items = [
-        f"- {'errored: ' if case.status == 'errored' else ''}{md(case.id)} "
-        f"({md(group_label(case_group(suite, case)))}): {md(_why(case))}"
-        for case in (*failing, *errored)
+    """The model's cases that failed or errored (in any run) in a `<details>` block: failing cases
+    first for a model recorded once, every case in order with repeats."""
+    runs = runs_of(model)
+    found = [
+        (entry, item)
+        for entry, results in runs.by_case()
+        if (item := _item(suite, entry, results, runs.repeated))
     ]
+    if not found:
+        return None
+    failing = sum("failed" in entry.outcomes for entry, _ in found)
+    tally = {"failing": failing, "errored": len(found) - failing}
+    if not runs.repeated:
+        found.sort(key=lambda pair: "failed" not in pair[0].outcomes)
+    scope = " in some run" if runs.repeated else ""
+    heading = ", ".join(f"{n} {label}{scope}" for label, n in tally.items() if n)
     summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
-    return f"<details><summary>{summary}</summary>\n\n" + "\n".join(items) + "\n\n</details>"
+    items = "\n".join(item for _, item in found)
+    return f"<details><summary>{summary}</summary>\n\n{items}\n\n</details>"
 
 
 def _kinds(model: ModelResult) -> str:

@@ -23,143 +23,34 @@ import asyncio
 import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import NoReturn
 
 import httpx
-import msgspec
-from vcr import serialize as vcr_serialize
 from vcr.cassette import Cassette
-from vcr.matchers import method, raw_body
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.record_mode import RecordMode
 from vcr.request import Request as VcrRequest
 
-from lobrec.cassettes import (
-    MAX_CASSETTE_BYTES,
-    CassetteFile,
-    encode_pretty,
-    read_capped,
-    write_atomic,
+from lobrec.cassette.headers import (
+    RECORDED_REQUEST_HEADERS,
+    RECORDED_RESPONSE_HEADERS,
+    answered,
+    joined_headers,
+    no_response,
 )
+from lobrec.cassette.vcrpy import record
 from lobrec.core.wire import is_success
-from lobrec.errors import CassetteError
 from lobrec.exchange import (
-    ELAPSED_HEADER,
-    ERROR_HEADER,
     KEY_IN_REPLY,
-    NO_RESPONSE_STATUS,
     REPLY_NOT_TEXT,
     REPLY_TOO_LARGE,
     TIMED_OUT,
     Answer,
-    joined_headers,
     raise_recorded_failure,
 )
-from lobrec.runner import COST_HEADER, DROPPED_PARAMS_HEADER
-from lobrec.spellings import REDACTED, holds, scrub, spellings
+from lobrec.spellings import holds_secret, scrub, scrub_bytes
 
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """A reply body over this many bytes errors the case (the stream is abandoned, memory stays bounded).
 The cap counts decoded bytes: a gzip body that inflates past it is abandoned too."""
-
-RECORDED_REQUEST_HEADERS = ("content-type",)
-"""The only request headers a cassette keeps: never Authorization, never anything carrying the key."""
-
-RECORDED_RESPONSE_HEADERS = frozenset({"content-type", "retry-after", COST_HEADER, DROPPED_PARAMS_HEADER})
-"""The only response headers a cassette keeps: what replay and the reports read. Any other header
-(its name as much as its value) could carry the key or a cookie, and nothing reads it back; lobrec
-adds its own `x-lobrec-*` headers after (see `lobrec.exchange`). Older cassettes holding more
-headers replay as before."""
-
-MATCH_ON = (method, raw_body)
-"""Requests match on method and exact body bytes (which hold the model and every message)."""
-
-
-class MsgspecSerializer:
-    """vcrpy serializer: strict msgspec decoding into the cassette Structs, pretty JSON out."""
-
-    @staticmethod
-    def serialize(cassette_dict: dict[str, Any]) -> str:
-        return encode_pretty(cassette_dict).decode("utf-8")
-
-    @staticmethod
-    def deserialize(cassette_string: str) -> dict[str, Any]:
-        data = msgspec.json.decode(cassette_string, type=CassetteFile)
-        return msgspec.to_builtins(data)
-
-
-class SafePersister:
-    """vcrpy persister: capped, symlink-refusing reads; atomic writes; errors that name the file."""
-
-    @staticmethod
-    def load_cassette(cassette_path: str | Path, serializer: Any) -> tuple[list[Any], list[Any]]:
-        path = Path(cassette_path)
-        if not path.exists() and not path.is_symlink():
-            raise CassetteNotFoundError()
-        data = read_capped(path, MAX_CASSETTE_BYTES)
-        try:
-            text = data.decode("utf-8")
-            return vcr_serialize.deserialize(text, serializer)
-        except UnicodeDecodeError:
-            raise CassetteError(f"{path}: not UTF-8 text") from None
-        except msgspec.ValidationError as exc:
-            raise CassetteError(f"{path}: not a cassette: {exc}") from None
-        except msgspec.DecodeError as exc:
-            raise CassetteError(f"{path}: not valid JSON: {exc}") from None
-        except (ValueError, KeyError, TypeError) as exc:
-            raise CassetteError(f"{path}: not a cassette: {exc}") from None
-
-    @staticmethod
-    def save_cassette(cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
-        text = vcr_serialize.serialize(cassette_dict, serializer)
-        write_atomic(Path(cassette_path), text.encode("utf-8"))
-
-
-def new_for_recording(path: Path) -> Cassette:
-    """An empty cassette that records every exchange (an older recording is replaced on save)."""
-    return Cassette(
-        path=str(path),
-        serializer=MsgspecSerializer,
-        persister=SafePersister,
-        record_mode=RecordMode.ALL,
-        match_on=MATCH_ON,
-    )
-
-
-def cassette_bytes(cassette: Cassette) -> bytes:
-    """The file a recording is saved as, through vcrpy's serializer."""
-    cassette_dict = {"requests": cassette.requests, "responses": cassette.responses}
-    return vcr_serialize.serialize(cassette_dict, MsgspecSerializer).encode("utf-8")
-
-
-def save(cassette: Cassette) -> None:
-    write_atomic(Path(cassette.path), cassette_bytes(cassette))
-
-
-def _scrub(data: bytes, secrets: tuple[str, ...]) -> bytes:
-    """`data` with every spelling of the key (`lobrec.spellings`) replaced by `<redacted>`."""
-    for secret in secrets:
-        for form in spellings(secret):
-            encoded = form.encode("utf-8", "surrogatepass")
-            if encoded in data:
-                data = data.replace(encoded, REDACTED.encode())
-    return data
-
-
-def holds_secret(data: bytes, secrets: tuple[str | bytes, ...]) -> bool:
-    """The key is in these bytes in any spelling, or in any string of them read as JSON, however
-    it is escaped."""
-    text = data.decode("utf-8", "replace")
-    return any(holds(text, s.decode() if isinstance(s, bytes) else s) for s in secrets)
-
-
-def _failure_response(error: str, elapsed_ms: str) -> dict[str, Any]:
-    return {
-        "status": {"code": NO_RESPONSE_STATUS, "message": "no response"},
-        "headers": {ELAPSED_HEADER: [elapsed_ms], ERROR_HEADER: [error]},
-        "body": {"string": b""},
-    }
 
 
 class LiveLink:
@@ -183,7 +74,7 @@ class LiveLink:
         self.url = httpx.URL(url)
         self.headers = httpx.Headers({"content-type": "application/json", **(headers or {})})
         self.recorded_headers = {
-            name: self.headers[name] for name in RECORDED_REQUEST_HEADERS if name in self.headers
+            name: self.headers[name] for name in sorted(RECORDED_REQUEST_HEADERS) if name in self.headers
         }
         self.secrets = tuple(secret for secret in secrets if secret)
         self.max_reply_bytes = max_reply_bytes
@@ -217,46 +108,67 @@ class LiveExchange:
         self.link = link
         self.cassette = cassette
 
-    def _fail(self, vcr_request: VcrRequest, error: str, start: float) -> None:
+    def _fail(self, vcr_request: VcrRequest, error: str, start: float) -> NoReturn:
         """Record an attempt that got no usable answer, and raise what replay will raise."""
         elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
-        self.cassette.append(vcr_request, _failure_response(error, elapsed))
+        record(self.cassette, vcr_request, no_response(error, elapsed))
         raise_recorded_failure(error, float(elapsed))
 
     async def send(self, body: bytes) -> Answer:
         link = self.link
-        request = httpx.Request("POST", link.url, headers=link.headers, content=body)
-        vcr_request = VcrRequest("POST", str(link.url), _scrub(body, link.secrets), link.recorded_headers)
+        vcr_request = VcrRequest(
+            "POST", str(link.url), scrub_bytes(body, link.secrets), link.recorded_headers
+        )
         start = time.perf_counter()
+        response, content = await self._exchange(body, vcr_request, start)
+        elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
+        text = self._recordable(response.status_code, content, vcr_request, start)
+        headers: dict[str, list[str]] = {}
+        for name, value in response.headers.multi_items():
+            if name in RECORDED_RESPONSE_HEADERS:
+                headers.setdefault(name, []).append(link.clean(value))
+        recorded = answered(response.status_code, link.clean(response.reason_phrase), headers, text, elapsed)
+        record(self.cassette, vcr_request, recorded)
+        return Answer(
+            response.status_code, joined_headers(recorded.headers), text.encode("utf-8"), float(elapsed)
+        )
+
+    async def _exchange(
+        self, body: bytes, vcr_request: VcrRequest, start: float
+    ) -> tuple[httpx.Response, bytes]:
+        """Send through the least busy pool and read the whole capped reply, within the deadline;
+        httpx's failures are recorded and raised as lobrec's."""
+        link = self.link
+        request = httpx.Request("POST", link.url, headers=link.headers, content=body)
         pool = min(range(len(link.pools)), key=link.in_flight.__getitem__)
         link.in_flight[pool] += 1
         try:
             async with asyncio.timeout(link.deadline_s):
                 response = await link.pools[pool].handle_async_request(request)
                 try:
-                    content = await self._read_capped(response)
+                    return response, await self._read_capped(response)
                 finally:
                     await response.aclose()
         except TimeoutError:
             self._fail(
                 vcr_request, f"{TIMED_OUT}: no complete answer within {link.deadline_s} seconds", start
             )
-            raise  # unreachable: _fail always raises
         except (httpx.TransportError, httpx.DecodingError) as exc:
             self._fail(vcr_request, f"{type(exc).__name__}: {link.clean(str(exc)) or 'no detail'}", start)
-            raise  # unreachable
         except _TooLarge:
             self._fail(
                 vcr_request,
                 f"{REPLY_TOO_LARGE}: the reply is over the {link.max_reply_bytes}-byte cap",
                 start,
             )
-            raise  # unreachable
         finally:
             link.in_flight[pool] -= 1
-        elapsed = f"{(time.perf_counter() - start) * 1000:.3f}"
-        status = response.status_code
-        if is_success(status) and holds_secret(content, link.secrets):
+
+    def _recordable(self, status: int, content: bytes, vcr_request: VcrRequest, start: float) -> str:
+        """The body as a cassette may hold it: never the key; text. A 2xx that cannot be kept as it
+        is (it holds the key, or is not text) is recorded as a failure instead."""
+        secrets = self.link.secrets
+        if is_success(status) and holds_secret(content, secrets):
             # Scrubbing an answer would change what the model said, and so the verdict: the case
             # is errored instead, and nothing of the answer is kept.
             self._fail(
@@ -264,11 +176,11 @@ class LiveExchange:
                 f"{KEY_IN_REPLY}: the gateway's {status} answer contains the API key; it was not recorded",
                 start,
             )
-        content = _scrub(content, link.secrets)
-        if holds_secret(content, link.secrets):  # an error body spelling the key some other way
+        content = scrub_bytes(content, secrets)
+        if holds_secret(content, secrets):  # an error body spelling the key some other way
             content = b"(the body held the API key and was not recorded)"
         try:
-            content.decode("utf-8")
+            return content.decode("utf-8")
         except UnicodeDecodeError:
             # A cassette body is text; bytes that are not UTF-8 would replay differently, so a 200
             # that is not text is recorded as a failure, and another status keeps a readable body.
@@ -276,21 +188,7 @@ class LiveExchange:
                 self._fail(
                     vcr_request, f"{REPLY_NOT_TEXT}: the gateway's {status} body is not UTF-8 text", start
                 )
-            content = content.decode("utf-8", "replace").encode("utf-8")
-        headers: dict[str, list[str]] = {}
-        for name, value in response.headers.multi_items():
-            # lobrec's own x-lobrec-* headers are never taken from a gateway (none is allowed): a
-            # gateway that sends x-lobrec-error would pass its answer off as a transport failure.
-            if name in RECORDED_RESPONSE_HEADERS:
-                headers.setdefault(name, []).append(link.clean(value))
-        headers[ELAPSED_HEADER] = [elapsed]
-        recorded = {
-            "status": {"code": status, "message": link.clean(response.reason_phrase)},
-            "headers": headers,
-            "body": {"string": content},
-        }
-        self.cassette.append(vcr_request, recorded)
-        return Answer(status, joined_headers(headers), content, float(elapsed))
+            return content.decode("utf-8", "replace")
 
     async def _read_capped(self, response: httpx.Response) -> bytes:
         cap = self.link.max_reply_bytes
