@@ -111,7 +111,9 @@ def test_model_reply_stays_text_in_the_browser(chromium: str, report: Path, tmp_
     assert '<details class="cell" id="m0-nocall-greeting" open="">' in dom
     assert "Hello! &lt;script&gt;alert(1)&lt;/script&gt; \\x1b[31mI am fine\\x1b[0m, thanks &amp; you?" in dom
     assert "<script>alert(1)" not in dom
-    assert dom.count("<script") == 1
+    # the page's own two: the drill-downs' data (application/json, never run) and its script
+    assert dom.count("<script") == 2
+    assert dom.count('<script type="application/json" id="lobrec-data">') == 1
 
 
 # --- issue 13: filters, sorting, folded groups, from the address ---------------------------------
@@ -354,3 +356,28 @@ def test_without_the_script_every_row_shows_and_a_closed_group_folds_by_css(
     assert len(displays) == 12
     assert {case for case, display in displays.items() if display == "none"} == {"sel-readme", "sel-weather"}
     assert 'data-filters="none"' in raw
+
+
+# --- issue 24: the case filter by failure kind ------------------------------------------------------
+
+
+def test_the_kind_filter_from_the_address_shows_only_cases_of_that_kind(
+    chromium: str, report: Path, tmp_path: Path
+) -> None:
+    """sample_run: openai/o4-mini fails an argument check on arg-line-range and chain-status-diff."""
+    run = sample_run()
+    wanted = {
+        result.id
+        for model in run.models
+        for result in model.cases
+        if any(step.failure_kind == "argument_check" for step in result.steps)
+    }
+    assert wanted == {"arg-line-range", "chain-status-diff"}
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#kind=argument_check"))
+    assert shown(dom) == wanted
+    assert dom.count == "2 of 12 cases shown"
+    # combined with a group, a row must match both
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#group=chains&kind=argument_check"))
+    assert shown(dom) == {"chain-status-diff"}
+    dom = parsed(dump_dom(chromium, tmp_path, report.as_uri() + "#kind=wrong_tool"))
+    assert shown(dom) == {"near-slack"}

@@ -8,9 +8,12 @@ side is `tests/e2e/test_html_chromium.py`.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -159,6 +162,32 @@ def section(page: str, name: str) -> str:
     found = re.search(rf'<section id="{name}">.*?</section>\n', page, re.S)
     assert found is not None, name
     return found.group(0)
+
+
+def cells_data(page: str) -> dict[str, Any]:
+    """The drill-downs' data the page's script builds each opened cell from (`lobrec-data`)."""
+    found = re.search(r'<script type="application/json" id="lobrec-data">(.*?)</script>', page, re.S)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+def drill_down_text(page: str) -> str:
+    """Every text in the drill-downs' data, escaped as the page's text shows it (`&lt;`), one a line."""
+    texts: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            texts.append(html.escape(value, quote=False))
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+
+    walk(cells_data(page))
+    return "\n".join(texts)
 
 
 _ROW = re.compile(r'<tr class="case" ([^>]*)><th scope="row" class="case"><code>([^<]*)</code>')
@@ -356,23 +385,27 @@ def test_the_filter_bar_is_hidden_until_the_script_shows_it(page: str) -> None:
     bar = next(e for e in found if attrs(e).get("id") == "filters")
     assert "hidden" in attrs(bar) and attrs(bar)["role"] == "search"
     ids = [attrs(e).get("id") for e in found if e["tag"] in ("input", "select", "button", "output")]
-    assert ids[:6] == [
+    assert ids[:7] == [
         "filter-failures",
         "filter-disagree",
         "filter-group",
+        "filter-kind",
         "filter-q",
         "filter-clear",
         "filter-count",
     ]
     options = [attrs(e)["value"] for e in found if e["tag"] == "option"]
-    assert options == ["", "selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    groups = ["", "selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
+    # the kind filter offers the kinds some model has, in the kinds' precedence order
+    kinds = ["", "call_not_needed", "made_up_tool", "missing_parallel_call", "wrong_tool", "argument_check"]
+    assert options == groups + kinds
     assert '<output id="filter-count" aria-live="polite">12 of 12 cases shown</output>' in cases
 
 
 def test_the_script_keeps_the_address_syntax() -> None:
     page = render_html(sample_run(), sample_suite())
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)  # type: ignore[union-attr]
-    assert 'var ORDER = ["filter", "group", "q", "fold", "sort", "open"];' in script
+    assert 'var ORDER = ["filter", "group", "kind", "q", "cols", "fold", "sort", "open"];' in script
     assert "var CELL = /^[A-Za-z0-9_.-]+$/;" in script
 
 
@@ -405,20 +438,32 @@ def test_call_flags_share_one_phrasing(record: CallRecord, flag: str | None) -> 
 
 
 def test_the_sample_page_uses_the_new_flags(page: str) -> None:
-    assert '<span class="flag bad">arguments: do not fit the schema</span>' in page
-    assert '<span class="flag bad">made-up tool: not offered</span>' in page
+    flags = {
+        call["flag"]
+        for verdict in cells_data(page)["verdicts"]
+        for step in verdict.get("steps", [])
+        if step["observed"] is not None
+        for call in step["observed"]["calls"]
+    }
+    assert {"arguments: do not fit the schema", "made-up tool: not offered"} <= flags
     assert "arguments do not fit the schema" not in page
 
 
 def test_the_drill_down_numbers_steps_and_attempts_from_1(fixtures: tuple[RunResult, str]) -> None:
     _, page = fixtures
-    steps = [int(n) for n in re.findall(r"<h4>Step (\d+) ", page)]
+    data = cells_data(page)
+    headings = [step["heading"] for verdict in data["verdicts"] for step in verdict.get("steps", [])]
+    steps = [int(re.match(r"Step (\d+) ", heading).group(1)) for heading in headings]  # type: ignore[union-attr]
     assert min(steps) == 1 and max(steps) >= 4
-    stopped = [int(n) for n in re.findall(r"the chain stopped at step (\d+)</h4>", page)]
+    stopped = [
+        int(n) for heading in headings for n in re.findall(r"the chain stopped at step (\d+)$", heading)
+    ]
     assert stopped and min(stopped) == 1
-    attempts = re.findall(r"<tr><td>(\d+)</td><td>(\d+)</td><td>200</td>", page)
-    assert min(int(step) for step, _ in attempts) == 1
-    assert min(int(attempt) for _, attempt in attempts) == 1
+    attempts = [
+        row for cell in data["cells"].values() for run in cell[4] for row in run[3] if row[2] == "200"
+    ]
+    assert min(int(step) for step, *_ in attempts) == 1
+    assert min(int(attempt) for _, attempt, *_ in attempts) == 1
 
 
 def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
@@ -432,5 +477,8 @@ def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
         for case in o4.cases
     ]
     run = msgspec.structs.replace(run, models=[msgspec.structs.replace(o4, cases=cases)])
-    page = render_html(run, sample_suite())
-    assert "<strong>Stale:</strong> step 2: no recorded answer for this request</p>" in page
+    data = cells_data(render_html(run, sample_suite()))
+    cell = data["cells"]["m0-sel-weather"]
+    assert cell[2] == "stale"
+    verdict = data["verdicts"][cell[4][0][2]]
+    assert (verdict["status"], verdict["reason"]) == ("stale", "step 2: no recorded answer for this request")

@@ -1,0 +1,394 @@
+"""The HTML report's data, shaped for its templates: the leaderboard's cells and sort keys, the
+per-group bars, the matrix of cases against models, the runs to record again.
+
+Pure data: no markup here but `<code>` around case ids in the re-record lines (built by
+`html_page.code`, escaped); the templates escape everything else.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from markupsafe import Markup
+
+from lobrec.core.results import ModelResult, Rate, RunResult
+from lobrec.core.suite import Case, Suite
+from lobrec.reports import _format
+from lobrec.reports.html_celldata import CellData
+from lobrec.reports.html_cells import STATUS, panel
+from lobrec.reports.html_insight import kind_options, kinds_by_case
+from lobrec.reports.html_page import code
+from lobrec.reports.html_plot import interval_text
+from lobrec.reports.insight import with_tier
+from lobrec.reports.quirks import quirks_note
+from lobrec.reports.repeats import (
+    REPEATS_KEY,
+    any_repeats,
+    leaderboard_columns,
+    repeats_lines,
+    runs_tally,
+    runs_to_record,
+    unscored_runs,
+    unscored_which,
+)
+from lobrec.reports.view import cell_status, runs_status
+
+# --- the leaderboard -------------------------------------------------------------------------------
+
+
+class SortKey(NamedTuple):
+    """How one leaderboard column sorts: its name in the address, and the order of a first click."""
+
+    key: str
+    first: str
+    """`desc` or `asc`: a first click puts the best first (highest rate, lowest cost, A to Z)."""
+    text: bool
+    value: Callable[[ModelResult], float | str | None]
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:60] or "case"
+
+
+DEFAULT_SORT = "-overall"
+"""The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
+
+
+def sort_key(column: _format.Column) -> SortKey:
+    """How a leaderboard column sorts, from the column itself (its key, never its label)."""
+    return SortKey(column.key, column.first, column.text_sort, column.sort_value)
+
+
+def _sort_value(value: float | str | None) -> str:
+    """What a cell's `data-sort` holds: the exact number (or text), empty for nothing to sort."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    if isinstance(value, int | str):
+        return str(value)
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Head:
+    label: str
+    numeric: bool
+    sort: SortKey
+    aria: str | None
+    """`descending` or `ascending` on the column the page is sorted by at first."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: str
+    sort: str
+    heading: bool
+    """The row's heading (the model's name) rather than a number."""
+    title: str | None = None
+    interval: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    scored: bool
+    cells: list[Cell]
+
+
+def _rate_title(rate: Rate) -> str:
+    if rate.total == 0:
+        return "nothing to rate"
+    interval = "" if rate.ci95 is None else f", 95% interval {interval_text(rate.ci95)}"
+    return f"{_format.rate_counts(rate)}{interval}"
+
+
+def _cell(column: _format.Column, model: ModelResult) -> Cell:
+    value = column.value(model)
+    sort = _sort_value(sort_key(column).value(model))
+    if not column.numeric:
+        return Cell(value, sort, heading=True)
+    if column.metric is not None and model.has_scores:
+        rate: Rate = getattr(model.metrics, column.metric)
+        interval = None if rate.ci95 is None else interval_text(rate.ci95)
+        return Cell(value, sort, heading=False, title=_rate_title(rate), interval=interval)
+    return Cell(value, sort, heading=False)
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    heads: list[Head]
+    rows: list[Row]
+    key: str
+    notes: list[tuple[str, str]]
+    """(model, its notes in one line)."""
+
+
+def _head(column: _format.Column) -> Head:
+    spec = sort_key(column)
+    active = DEFAULT_SORT.lstrip("-") == spec.key
+    direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
+    return Head(column.label, column.numeric, spec, direction if active else None)
+
+
+def _runs_notes(model: ModelResult) -> list[str]:
+    """A repeated model's runs in words, and every flaky case."""
+    if model.repeats is None:
+        return []
+    flaky = ", ".join(model.repeats.flaky) or "none"
+    return [*repeats_lines(model), f"flaky ({len(model.repeats.flaky)}): {flaky}"]
+
+
+def leaderboard(run: RunResult) -> Leaderboard:
+    columns = with_tier(list(leaderboard_columns(run)), run)
+    models = _format.ranked(run)
+    rows = [
+        Row(rank, model.has_scores, [_cell(column, model) for column in columns])
+        for rank, model in enumerate(models)
+    ]
+    notes = [
+        (
+            model.model,
+            "; ".join(
+                [
+                    _format.count_line(model),
+                    *_format.model_notes(model),
+                    *quirks_note(model),
+                    *_runs_notes(model),
+                ]
+            ),
+        )
+        for model in models
+    ]
+    key = _format.KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
+    return Leaderboard([_head(column) for column in columns], rows, key, notes)
+
+
+# --- by group ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupCell:
+    text: str
+    share: float | None
+    interval: tuple[float, float] | None
+
+
+def groups(run: RunResult) -> list[tuple[str, list[GroupCell]]]:
+    """Per group (in the reports' order), each model's cell, best model first."""
+    models = _format.ranked(run)
+    rows = []
+    for group in _format.ordered_groups(name for model in models for name in model.groups):
+        cells = []
+        for model in models:
+            metrics = model.groups.get(group)
+            share = metrics.overall.rate if metrics is not None else None
+            interval = metrics.overall.ci95 if metrics is not None and share is not None else None
+            cells.append(GroupCell(_format.group_cell(model, group), share, interval))
+        rows.append((_format.group_label(group), cells))
+    return rows
+
+
+# --- the matrix ------------------------------------------------------------------------------------
+
+
+def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple[str, Case | None]]]]:
+    """Cases by group, in the suite's order; cases only in results go last, in their own group."""
+    found: dict[str, list[tuple[str, Case | None]]] = {}
+    for case in suite.cases:
+        found.setdefault(case.group, []).append((case.id, case))
+    known = {case.id for case in suite.cases}
+    extra: list[tuple[str, Case | None]] = []
+    for model in models:
+        for result in model.cases:
+            if result.id not in known:
+                known.add(result.id)
+                extra.append((result.id, None))
+    ordered = [(group, found[group]) for group in _format.ordered_groups(found)]
+    if extra:
+        ordered.append(("(not in this suite file)", extra))
+    return ordered
+
+
+def _prompt_text(case: Case | None) -> str:
+    """The text a search looks through besides the case id: the case's user messages."""
+    if case is None:
+        return ""
+    return " ".join(
+        message.content for message in case.messages if message.role == "user" and message.content
+    )
+
+
+@dataclass(frozen=True)
+class MatrixCell:
+    id: str
+    status: str
+    title: str
+    symbol: str
+    word: str
+    unscored: str
+
+
+@dataclass(frozen=True)
+class CaseRow:
+    case_id: str
+    note: str
+    fail: bool
+    disagree: bool
+    search: str
+    kinds: str
+    """The failure kinds of the row's failed steps, space-separated (`html_insight.kinds_by_case`)."""
+    cells: list[MatrixCell]
+
+
+@dataclass(frozen=True)
+class GroupRows:
+    key: str
+    label: str
+    scores: list[str]
+    rows: list[CaseRow]
+
+
+TOP_MODELS = 12
+"""The matrix's columns built into the page: the best models; the script adds any other the reader
+picks (from the page's data), so a hundred models do not make a hundred columns up front."""
+
+
+@dataclass(frozen=True)
+class Matrix:
+    models: list[str]
+    """The columns built into the page, best model first."""
+    total_models: int
+    legend: list[str]
+    """The statuses the legend explains."""
+    groups: list[GroupRows]
+    total: int
+    kinds: list[tuple[str, str]]
+    """(kind, label): the kind filter's choices."""
+    data: dict[str, Any]
+    """Every cell's drill-down, for the script to build when the cell opens (`html_celldata`)."""
+
+
+class _Cells:
+    """Builds the matrix's cells: unique ids from the model's place in the results file (so links
+    survive a change in ranking), each repeated model's verdicts over runs looked up once."""
+
+    def __init__(self, run: RunResult, models: list[ModelResult]) -> None:
+        self.models = models
+        self.lookup = [{result.id: result for result in model.cases} for model in models]
+        self.over_runs = [
+            {} if model.repeats is None else {entry.id: entry for entry in model.repeats.cases}
+            for model in models
+        ]
+        self.place = {id(model): index for index, model in enumerate(run.models)}
+        self.used: set[str] = set()
+        self.data = CellData()
+
+    def group(
+        self, key: str, group: str, cases: list[tuple[str, Case | None]], kinds: dict[str, str]
+    ) -> GroupRows:
+        """A group's rows: its score per model, then a row per case, a cell per model."""
+        rows = []
+        for index, (case_id, case) in enumerate(cases):
+            cells = [self._cell(number, index, case_id, case) for number in range(len(self.models))]
+            rows.append(_case_row(case_id, case, cells, kinds.get(case_id, "")))
+        return GroupRows(
+            key, _format.group_label(group), [_format.group_cell(model, group) for model in self.models], rows
+        )
+
+    def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
+        model = self.models[number]
+        result = self.lookup[number].get(case_id)
+        status = cell_status(result)
+        repeated = self.over_runs[number].get(case_id)
+        if model.repeats is not None:
+            status = runs_status(repeated.outcomes) if repeated is not None else "missing"
+        cell_id = f"m{self.place[id(model)]}-{slug(case_id)}"
+        if cell_id in self.used:
+            cell_id = f"{cell_id}-{index}"
+        self.used.add(cell_id)
+        symbol, word = STATUS[status]
+        title = f"{case_id} · {model.model}"
+        unscored = ""
+        if repeated is not None and model.repeats is not None:
+            runs = model.repeats.runs
+            title += f" · passed {repeated.passes}/{runs} runs ({repeated.scored} scored)"
+            if repeated.scored < runs:  # said on the cell, not only in the hover
+                title += f" · {unscored_which(repeated)}"
+                unscored = unscored_runs(repeated)
+            word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
+        summary = [f"{symbol} {word}", title, unscored] if number >= TOP_MODELS else None
+        self.data.add(cell_id, panel(model, case_id, case, result, status), number, summary)
+        return MatrixCell(cell_id, status, title, symbol, word, unscored)
+
+
+def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell], kinds: str) -> CaseRow:
+    statuses = [cell.status for cell in cells]
+    return CaseRow(
+        case_id=case_id,
+        note=case.note if case is not None and case.note else "",
+        fail=any(status != "pass" for status in statuses),
+        disagree=len(set(statuses)) > 1,
+        search=f"{case_id} {_prompt_text(case)}".strip(),
+        kinds=kinds,
+        cells=cells,
+    )
+
+
+def _group_keys(groups: list[str]) -> list[str]:
+    """Each group's key in the page (ids, the address): its slug, made unique."""
+    keys: list[str] = []
+    for group in groups:
+        key = slug(group)
+        while key in keys:
+            key += "_"
+        keys.append(key)
+    return keys
+
+
+def matrix(run: RunResult, suite: Suite) -> Matrix:
+    models = _format.ranked(run)
+    cells = _Cells(run, models)
+    kinds = kinds_by_case(models)
+    ordered = _rows(suite, models)
+    keys = _group_keys([group for group, _ in ordered])
+    found = [cells.group(key, group, cases, kinds) for key, (group, cases) in zip(keys, ordered, strict=True)]
+    cell_ids = [cell.id for group in found for row in group.rows for cell in row.cells]
+    cells.data.columns(models, cell_ids, found)
+    shown = [model.model for model in models[:TOP_MODELS]]
+    total = sum(len(group.rows) for group in found)
+    return Matrix(shown, len(models), _legend(run), found, total, kind_options(run), cells.data.page_data())
+
+
+def _legend(run: RunResult) -> list[str]:
+    """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
+    return [status for status in STATUS if status != "missing" and (status != "flaky" or any_repeats(run))]
+
+
+# --- runs to record again --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rerecord:
+    """One line of the runs to record again: a model (`run` None: its stale and unrecorded cases)
+    or one of a repeated model's runs 2..K; `cases` holds escaped case ids in `<code>`."""
+
+    model: str
+    run: int | None
+    cases: Markup
+
+
+def rerecord_lines(run: RunResult) -> list[Rerecord]:
+    lines: list[Rerecord] = []
+    for model, stale, unrecorded in _format.rerecord(run):
+        found = []
+        if stale:
+            found.append("stale: " + ", ".join(map(code, stale)))
+        if unrecorded:
+            found.append("unrecorded: " + ", ".join(map(code, unrecorded)))
+        lines.append(Rerecord(model, None, Markup("; ".join(found))))
+    for model_result, number, parts in runs_to_record(run, code):
+        lines.append(Rerecord(model_result.model, number, Markup("; ".join(parts))))
+    return lines

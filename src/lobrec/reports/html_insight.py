@@ -1,0 +1,105 @@
+"""What a score means, for the HTML report: failure kinds per model, the tiers and the run's
+resolution, and `auto`'s routing (per run against its candidates and the oracle, per case its
+choices). The rows come from `reports.insight`, as the terminal and Markdown reports show them;
+here they are shaped for `templates/_insight.html.j2`, outcomes as the matrix's statuses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.repeats import run_cases
+from lobrec.core.results import ModelResult, RoutedCase, RunOutcome, RunResult
+from lobrec.reports.insight import (
+    KIND_LABELS,
+    ROUTING_HEADER,
+    failure_rows,
+    resolution_line,
+    routed,
+    routing_notes,
+    routing_rows,
+)
+
+_OUTCOME_STATUS: dict[str, str] = {"passed": "pass", "failed": "fail"}
+
+
+def outcome_status(outcome: RunOutcome | None) -> str:
+    """A run outcome as a cell status (`passed` is `pass`); None, a model not recorded, `unrecorded`."""
+    if outcome is None:
+        return "unrecorded"
+    return _OUTCOME_STATUS.get(outcome, outcome)
+
+
+@dataclass(frozen=True)
+class RoutedRow:
+    """One case through Nex: its choices with each one's own verdict, Nex's, the best candidate's."""
+
+    case_id: str
+    nex: str
+    chosen: list[tuple[str, str]]
+    """(model, its own status on the case)."""
+    best: str | None
+    best_status: str
+
+
+def _routed_row(case: RoutedCase) -> RoutedRow:
+    chosen = [(name, outcome_status(case.chosen_outcomes.get(name))) for name in case.chosen]
+    return RoutedRow(
+        case.id, outcome_status(case.outcome), chosen, case.best, outcome_status(case.best_outcome)
+    )
+
+
+@dataclass(frozen=True)
+class RoutingView:
+    model: str
+    runs: list[tuple[str, list[list[str]]]]
+    """Per run: its heading, rows of Nex, each candidate, Nex's choices answered directly, the oracle."""
+    notes: list[str]
+    cases: list[RoutedRow]
+
+
+@dataclass(frozen=True)
+class Insight:
+    kinds_header: list[str]
+    kinds_rows: list[list[str]]
+    resolution: str
+    routing: list[RoutingView]
+    routing_header: list[str]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.kinds_rows or self.resolution or self.routing)
+
+
+def insight(run: RunResult) -> Insight:
+    header, rows = failure_rows(run)
+    routing = [
+        RoutingView(
+            model.model,
+            [(heading[0].upper() + heading[1:], rows) for heading, rows in routing_rows(model)],
+            routing_notes(model),
+            [_routed_row(case) for case in model.routing.cases] if model.routing is not None else [],
+        )
+        for model in routed(run)
+    ]
+    return Insight(header, rows, resolution_line(run), routing, ROUTING_HEADER)
+
+
+def kinds_by_case(models: Iterable[ModelResult]) -> dict[str, str]:
+    """Per case, the failure kinds of its failed steps over every model and run, space-separated in
+    precedence order: what the matrix's kind filter matches a row by."""
+    found: dict[str, set[str]] = {}
+    for model in models:
+        for cases in run_cases(model):
+            for result in cases:
+                kinds = {step.failure_kind for step in result.steps if step.failure_kind is not None}
+                if kinds:
+                    found.setdefault(result.id, set()).update(kinds)
+    return {case: " ".join(k for k in FAILURE_KINDS if k in kinds) for case, kinds in found.items()}
+
+
+def kind_options(run: RunResult) -> list[tuple[str, str]]:
+    """(kind, its short label) for every kind some model has, in precedence order."""
+    present = {kind for model in run.models for kind in model.failures}
+    return [(kind, KIND_LABELS.get(kind, kind)) for kind in FAILURE_KINDS if kind in present]
