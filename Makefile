@@ -25,7 +25,8 @@ format: $(STAMP) ## ruff: fix what can be fixed and format
 	$(BIN)/ruff check --fix src tests bench
 	$(BIN)/ruff format src tests bench
 
-check: lint ## Lint, check the suite, audit the committed cassettes
+check: lint ## Lint, type-check (mypy --strict), check the suite, audit the committed cassettes
+	$(BIN)/mypy
 	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.1.0.json
 	$(BIN)/lobrec audit fixtures/cassettes
 

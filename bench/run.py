@@ -1,6 +1,6 @@
 """`make bench`: every benchmark, one table on the terminal, the same table in bench/results.md.
 
-Usage: `python -m bench.run [--quick] [--only live,rescore,scale,startup]`. `--quick` takes fewer runs
+Usage: `python -m bench.run [--quick] [--only live,rescore,scale,startup,html]`. `--quick` takes fewer runs
 and fewer model directories (for trying the scripts, not for figures worth keeping: it does not
 write bench/results.md).
 """
@@ -13,7 +13,7 @@ import os
 import shutil
 import time
 
-from bench import live, rescore, scale, startup
+from bench import html, live, rescore, scale, startup
 from bench._measure import BENCH, Report, machine, pick_suite
 
 RESULTS = BENCH / "results.md"
@@ -25,7 +25,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer runs; bench/results.md is not written")
     parser.add_argument(
-        "--only", default="live,rescore,scale,startup", help="comma-separated benchmarks to run"
+        "--only", default="live,rescore,scale,startup,html", help="comma-separated benchmarks to run"
     )
     options = parser.parse_args()
     only = {name.strip() for name in options.only.split(",") if name.strip()}
@@ -64,6 +64,10 @@ def main() -> None:
         runs_startup = 5 if quick else 21
         report.fact("Start-up runs", f"{runs_startup} per command")
         startup.bench(report, runs_startup)
+    if "html" in only:
+        runs_html = 1 if quick else html.RUNS
+        report.fact("HTML runs", f"{runs_html} per size; sizes in models (3 runs each) {list(html.SIZES)}")
+        html.bench(report, WORKDIR, runs_html)
     report.fact("Benchmark time", f"{time.perf_counter() - started:.0f} s")
     report.fact(
         "Load average (1 min)",
@@ -71,7 +75,7 @@ def main() -> None:
         "more means other work shared the machine, and the figures are noisier)",
     )
     report.print_rich()
-    if quick or only != {"live", "rescore", "scale", "startup"}:
+    if quick or only != {"live", "rescore", "scale", "startup", "html"}:
         print(f"(partial or --quick run: {RESULTS.relative_to(BENCH.parent)} left as it was)")
         return
     RESULTS.write_text(report.markdown(), encoding="utf-8")

@@ -33,8 +33,8 @@ def leaderboard_run(models: int, runs: int = 3) -> tuple[RunResult, Suite]:
     fixtures = decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())
     suite = load_suite(ROOT / "suite" / "suite.json")
     bases = fixtures.models
-    copies = [
-        _copy(bases[index % len(bases)], f"{bases[index % len(bases)].model}@{index:02d}", runs, suite)
-        for index in range(models)
-    ]
+    copies = []
+    for index in range(models):
+        base = bases[index % len(bases)]
+        copies.append(_copy(base, f"{base.model}@{index:02d}", runs, suite))
     return rank_run(msgspec.structs.replace(fixtures, models=copies)), suite

@@ -7,12 +7,14 @@ built (as opening it would), and the tests read the markup it made.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from lobrec.reports.html import render_html
 from tests.e2e.test_html_chromium import chromium, dump_dom
 from tests.sample_results import sample_run, sample_suite
+from tests.scale_results import leaderboard_run
 
 __all__ = ["chromium"]  # the fixture, imported to be used here
 
@@ -97,3 +99,28 @@ def test_html_errored_and_stale_cells_give_the_reason(dom: str) -> None:
         '<p class="reason stale"><strong>Stale:</strong> '
         "the suite changed this case's request since it was recorded</p>"
     ) in stale.group(1)
+
+
+def test_a_repeated_models_drill_down_has_each_runs_verdict_then_each_run(
+    chromium: str, tmp_path: Path
+) -> None:
+    """fixture/flaky, recorded three times (a copy of the committed fixture's)."""
+    run, suite = leaderboard_run(5, 3)
+    flaky = run.models[4]
+    assert flaky.repeats is not None and flaky.repeats.flaky
+    case = flaky.repeats.flaky[0]
+    outcomes = next(entry.outcomes for entry in flaky.repeats.cases if entry.id == case)
+    page = render_html(run, suite).replace("</body>", BUILD_EVERY_CELL + "</body>")
+    path = tmp_path / "repeated.html"
+    path.write_text(page, encoding="utf-8")
+    dom = dump_dom(chromium, tmp_path, path.as_uri())
+    cell = re.search(rf'<details class="cell" id="m4-{case}">(.*?)</details></td>', dom, re.S)
+    assert cell is not None
+    badges = {
+        "passed": '<span class="badge pass">✓ pass</span>',
+        "failed": '<span class="badge fail">✗ fail</span>',
+    }
+    line = " · ".join(f"Run {number} {badges[outcome]}" for number, outcome in enumerate(outcomes, start=1))
+    assert f'<p class="runs">{line}</p>' in cell.group(1)
+    assert cell.group(1).count('<details class="run"') == 3
+    assert cell.group(1).count('<details class="run" open="">') == 1  # run 1 open

@@ -25,6 +25,7 @@ from lobrec.reports.markdown import render_markdown
 from lobrec.reports.terminal import render_leaderboard
 from lobrec.suite_file import load_suite
 from tests.repeated import COMMITTED, ORACLE, ROOT, SLOPPY, repeated_model
+from tests.unit.test_html_report import cells_data
 
 SUITE = load_suite(ROOT / "suite" / "suite.json")
 BROKEN = {2: ["sel-01", "sel-02"], 3: ["sel-01"]}
@@ -255,17 +256,18 @@ def test_the_html_matrix_shows_k_of_k_and_each_runs_verdict(oracle_three_runs: P
     assert '<summary title="sel-01 · fixture/oracle · passed 1/3 runs (3 scored)">◐ 1/3</summary>' in page
     assert '<td class="cell flaky"><details class="cell" id="m0-sel-01">' in page
     assert '<summary title="sel-03 · fixture/oracle · passed 3/3 runs (3 scored)">✓ 3/3</summary>' in page
-    drill = page[page.index('id="m0-sel-02"') :]
-    drill = drill[: drill.index("</details></td>")]
-    assert (
-        '<p class="runs">Run 1 <span class="badge pass">✓ pass</span> · Run 2 <span class="badge fail">'
-        '✗ fail</span> · Run 3 <span class="badge pass">✓ pass</span></p>'
-    ) in drill
-    assert drill.count('<details class="run"') == 3 and "not_a_tool" in drill  # run 2's made-up call
+    # the drill-down's data (the page's script lays it out: tests/e2e/test_html_drilldown.py)
+    data = cells_data(page)
+    cell = data["cells"]["m0-sel-02"]
+    assert cell[3] is True  # repeated: each run's verdict in a line, then each run's steps
+    assert [(run[0], run[1]) for run in cell[4]] == [(1, "pass"), (2, "fail"), (3, "pass")]
+    run_2 = data["verdicts"][cell[4][1][2]]
+    assert "not_a_tool" in json.dumps(run_2)  # run 2's made-up call
     assert '<span class="badge flaky">◐ flaky</span> <span>repeated runs' in page
     assert "flaky (2): sel-01, sel-02" in page
     single = render_html(_rescore(_one_run_models(tmp_path / "cassettes")).run, SUITE)
-    assert "◐" not in single and '<details class="run"' not in single
+    assert '<td class="cell flaky"' not in single and "◐ flaky</span>" not in single  # no flaky legend
+    assert not any(cell[3] for cell in cells_data(single)["cells"].values())
 
 
 def test_the_html_matrix_says_which_runs_were_not_scored(tmp_path: Path) -> None:

@@ -105,6 +105,16 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
         "$.tools[0].function.parameters: unsupported keyword 'patternProperties' at $",
     ),
     (
+        "two cases with one id",
+        _json(lambda s: s["cases"][1].update(id=s["cases"][0]["id"])),
+        "$.cases[1].id: 'sel-01' would share a cassette file with $.cases[0] ('sel-01')",
+    ),
+    (
+        "two case ids that differ only in letter case",
+        _json(lambda s: s["cases"][1].update(id=s["cases"][0]["id"].upper())),
+        "$.cases[1].id: 'SEL-01' would share a cassette file with $.cases[0] ('sel-01')",
+    ),
+    (
         "a case id that cannot name a cassette file",
         _json(lambda s: s["cases"][0].update(id="../sel-01")),
         "$.cases[0].id: '../sel-01' cannot name a cassette file: it holds a path separator '/'",

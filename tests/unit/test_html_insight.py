@@ -14,9 +14,8 @@ import pytest
 from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
-from lobrec.core.tiers import resolution_sentence
 from lobrec.reports.html import render_html
-from lobrec.reports.insight import KIND_LABELS
+from lobrec.reports.insight import KIND_LABELS, resolution_sentence
 from lobrec.suite_file import load_suite
 from tests.unit.test_html_report import case_rows, cells_data, section
 
@@ -49,7 +48,10 @@ def test_the_leaderboard_has_a_tier_column_that_sorts_by_number(run: RunResult, 
     assert rows[0][:3] == ["Model", "Tier", "Overall"]
     tiers = {model.model: model.tier for model in run.models}
     assert {row[0]: int(row[1]) for row in rows[1:]} == tiers
-    assert '<button type="button" class="sort" data-key="tier" data-first="asc">Tier</button>' in board
+    # sorted by the column's own key (insight.TIER), lowest tier first
+    assert re.search(
+        r'<button type="button" class="sort" data-key="tier" data-first="asc"[^>]*>Tier</button>', board
+    )
     sorts = re.findall(
         r'<th scope="row" class="text" data-sort="[^"]*">([^<]*)</th><td class="num" data-sort="(\d+)"', board
     )

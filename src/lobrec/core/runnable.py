@@ -3,10 +3,12 @@
 Decoding already names the file and JSON path of a syntax error, a wrong type or an unknown field.
 Some mistakes decode fine but would make a run fail or silently fail every model: a tool schema the
 validator refuses (an unsupported keyword, nested deeper than 64 levels), a case id that cannot name
-its cassette file, an expected call to a tool the case does not offer, a check on an argument the
-tool does not take, and a check pattern with no linear-time translation. `lobrec suite check`
-(`lobrec.core.suitecheck`) reports these with every other build rule, in its own words; a run stops
-at the first one, in these. Pure: Suite in, problem lines out.
+its cassette file, two cases sharing one cassette file (the same id, or ids that differ only in
+letter case, which one file on a case-insensitive disk would hold), an expected call to a tool the
+case does not offer, a check on an argument the tool does not take, and a check pattern with no
+linear-time translation. `lobrec suite check` (`lobrec.core.suitecheck`) reports these with every
+other build rule, in its own words; a run stops at the first one, in these. Pure: Suite in, problem
+lines out.
 """
 
 from __future__ import annotations
@@ -28,8 +30,15 @@ def runnable_problems(suite: Suite) -> Iterator[str]:
             check_schema(tool.function.parameters)
         except SchemaError as exc:
             yield f"$.tools[{index}].function.parameters: {exc}"
+    first: dict[str, int] = {}
     for index, case in enumerate(suite.cases):
         yield from _case_problems(suite, case, index)
+        earlier = first.setdefault(case.id.casefold(), index)
+        if earlier != index:
+            yield (
+                f"$.cases[{index}].id: {shown_id(case.id)} would share a cassette file with "
+                f"$.cases[{earlier}] ({shown_id(suite.cases[earlier].id)})"
+            )
 
 
 def _case_problems(suite: Suite, case: Case, index: int) -> Iterator[str]:

@@ -144,6 +144,7 @@ class CellData:
         self._case_index: dict[str, int] = {}
         self.verdicts: list[dict[str, Any]] = []
         self._verdict_index: dict[str, int] = {}
+        self._seen: dict[tuple[int, int, bool], int] = {}
         self.cells: dict[str, list[Any]] = {}
         self._columns: list[list[Any]] = []
 
@@ -154,13 +155,18 @@ class CellData:
             self.cases.append({"id": _text(case_id), "case": case_data(case)})
         return self._case_index[case_id]
 
-    def _verdict(self, run: RunView) -> int:
-        verdict = _verdict(run)
-        key = json.dumps(verdict)  # ASCII: a lone surrogate is a key like any text
-        if key not in self._verdict_index:
-            self._verdict_index[key] = len(self.verdicts)
-            self.verdicts.append(verdict)
-        return self._verdict_index[key]
+    def _verdict(self, run: RunView, case: Case | None) -> int:
+        # The same result object on the same case gives the same verdict (copies of a model share
+        # them): shaped once. Objects stay alive for the whole render, so their ids stay theirs.
+        seen = (id(run.result), id(case), bool(run.unscored))
+        if seen not in self._seen:
+            verdict = _verdict(run)
+            key = json.dumps(verdict)  # ASCII: a lone surrogate is a key like any text
+            if key not in self._verdict_index:
+                self._verdict_index[key] = len(self.verdicts)
+                self.verdicts.append(verdict)
+            self._seen[seen] = self._verdict_index[key]
+        return self._seen[seen]
 
     def add(self, cell_id: str, panel: Panel, model: int, summary: list[str] | None = None) -> None:
         """A cell by its element's id: [case, model, status, repeated, runs, summary] (the case's
@@ -171,7 +177,7 @@ class CellData:
             [
                 run.number,
                 run.status,
-                self._verdict(run),
+                self._verdict(run, panel.case),
                 [] if run.result is None else _api(run.result.api_calls),
             ]
             for run in panel.runs

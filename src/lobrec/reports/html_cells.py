@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -29,6 +28,7 @@ from lobrec.core.suite import (
     Regex,
     Subset,
 )
+from lobrec.reports.view import cell_status
 
 STATUS: dict[str, tuple[str, str]] = {
     "pass": ("✓", "pass"),
@@ -57,25 +57,6 @@ def json_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=repr)
     except RecursionError:
         return json.dumps("(nested too deeply to show)")
-
-
-def cell_status(result: CaseResult | None) -> str:
-    if result is None:
-        return "missing"
-    if result.status == "scored":
-        return "pass" if result.passed else "fail"
-    return result.status
-
-
-def runs_status(outcomes: Sequence[str]) -> str:
-    """A repeated model's cell: pass or fail when every scored run agrees, flaky when they do not,
-    else (no run scored) the first run's status."""
-    scored = [outcome for outcome in outcomes if outcome in ("passed", "failed")]
-    if not scored:
-        return outcomes[0] if outcomes else "missing"
-    if all(outcome == "passed" for outcome in scored):
-        return "pass"
-    return "fail" if all(outcome == "failed" for outcome in scored) else "flaky"
 
 
 def check_text(check: Check) -> str:

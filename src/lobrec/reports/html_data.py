@@ -15,24 +15,11 @@ from typing import Any, NamedTuple
 
 from markupsafe import Markup
 
-from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
-from lobrec.reports._format import (
-    KEY,
-    Column,
-    count_line,
-    group_cell,
-    group_label,
-    model_notes,
-    ordered_groups,
-    printable,
-    ranked,
-    rate_counts,
-    rerecord,
-)
+from lobrec.reports import _format
 from lobrec.reports.html_celldata import CellData
-from lobrec.reports.html_cells import STATUS, cell_status, panel, runs_status
+from lobrec.reports.html_cells import STATUS, panel
 from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
@@ -48,6 +35,7 @@ from lobrec.reports.repeats import (
     unscored_runs,
     unscored_which,
 )
+from lobrec.reports.view import cell_status, runs_status
 
 # --- the leaderboard -------------------------------------------------------------------------------
 
@@ -62,52 +50,17 @@ class SortKey(NamedTuple):
     value: Callable[[ModelResult], float | str | None]
 
 
-def _rate_value(metric: str) -> Callable[[ModelResult], float | None]:
-    def value(model: ModelResult) -> float | None:
-        rate: Rate = getattr(model.metrics, metric)
-        return rate.rate if model.has_scores else None
-
-    return value
-
-
-def _scored_share(model: ModelResult) -> float | None:
-    return model.counts.scored / model.counts.cases if model.counts.cases else None
-
-
 def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text)[:60] or "case"
 
 
-_LOWER_IS_BETTER = {metric for metric, _, lower in RATE_METRICS if lower}
-_OTHER_SORT_KEYS: dict[str, SortKey] = {
-    "Model": SortKey("model", "asc", True, lambda model: printable(model.model)),
-    "p50 latency": SortKey("latency", "asc", False, lambda model: model.metrics.latency_p50_ms),
-    "Cost/100 cases": SortKey("cost", "asc", False, lambda model: model.metrics.cost_per_100_cases_usd),
-    "Scored": SortKey("scored", "desc", False, _scored_share),
-    "Errored": SortKey("errored", "asc", False, lambda model: model.counts.errored),
-    "Stale": SortKey("stale", "asc", False, lambda model: model.counts.stale + model.counts.unrecorded),
-    "Tier": SortKey("tier", "asc", False, lambda model: model.tier),
-    "Runs": SortKey("runs", "desc", False, lambda model: model.run_count),
-    "pass^K": SortKey(
-        "pass_k",
-        "desc",
-        False,
-        lambda model: None if model.repeats is None else model.repeats.pass_hat_k.rate,
-    ),
-}
 DEFAULT_SORT = "-overall"
 """The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
 
 
-def sort_key(column: Column) -> SortKey:
-    """The sort of a leaderboard column; a column this module does not know sorts by its text."""
-    if column.metric is not None:
-        first = "asc" if column.metric in _LOWER_IS_BETTER else "desc"
-        return SortKey(column.metric, first, False, _rate_value(column.metric))
-    known = _OTHER_SORT_KEYS.get(column.label)
-    if known is not None:
-        return known
-    return SortKey(slug(column.label.lower()), "asc", True, column.value)
+def sort_key(column: _format.Column) -> SortKey:
+    """How a leaderboard column sorts, from the column itself (its key, never its label)."""
+    return SortKey(column.key, column.first, column.text_sort, column.sort_value)
 
 
 def _sort_value(value: float | str | None) -> str:
@@ -149,10 +102,10 @@ def _rate_title(rate: Rate) -> str:
     if rate.total == 0:
         return "nothing to rate"
     interval = "" if rate.ci95 is None else f", 95% interval {interval_text(rate.ci95)}"
-    return f"{rate_counts(rate)}{interval}"
+    return f"{_format.rate_counts(rate)}{interval}"
 
 
-def _cell(column: Column, model: ModelResult) -> Cell:
+def _cell(column: _format.Column, model: ModelResult) -> Cell:
     value = column.value(model)
     sort = _sort_value(sort_key(column).value(model))
     if not column.numeric:
@@ -173,7 +126,7 @@ class Leaderboard:
     """(model, its notes in one line)."""
 
 
-def _head(column: Column) -> Head:
+def _head(column: _format.Column) -> Head:
     spec = sort_key(column)
     active = DEFAULT_SORT.lstrip("-") == spec.key
     direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
@@ -190,7 +143,7 @@ def _runs_notes(model: ModelResult) -> list[str]:
 
 def leaderboard(run: RunResult) -> Leaderboard:
     columns = with_tier(list(leaderboard_columns(run)), run)
-    models = ranked(run)
+    models = _format.ranked(run)
     rows = [
         Row(rank, model.has_scores, [_cell(column, model) for column in columns])
         for rank, model in enumerate(models)
@@ -198,11 +151,18 @@ def leaderboard(run: RunResult) -> Leaderboard:
     notes = [
         (
             model.model,
-            "; ".join([count_line(model), *model_notes(model), *quirks_note(model), *_runs_notes(model)]),
+            "; ".join(
+                [
+                    _format.count_line(model),
+                    *_format.model_notes(model),
+                    *quirks_note(model),
+                    *_runs_notes(model),
+                ]
+            ),
         )
         for model in models
     ]
-    key = KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
+    key = _format.KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
     return Leaderboard([_head(column) for column in columns], rows, key, notes)
 
 
@@ -218,16 +178,16 @@ class GroupCell:
 
 def groups(run: RunResult) -> list[tuple[str, list[GroupCell]]]:
     """Per group (in the reports' order), each model's cell, best model first."""
-    models = ranked(run)
+    models = _format.ranked(run)
     rows = []
-    for group in ordered_groups(name for model in models for name in model.groups):
+    for group in _format.ordered_groups(name for model in models for name in model.groups):
         cells = []
         for model in models:
             metrics = model.groups.get(group)
             share = metrics.overall.rate if metrics is not None else None
             interval = metrics.overall.ci95 if metrics is not None and share is not None else None
-            cells.append(GroupCell(group_cell(model, group), share, interval))
-        rows.append((group_label(group), cells))
+            cells.append(GroupCell(_format.group_cell(model, group), share, interval))
+        rows.append((_format.group_label(group), cells))
     return rows
 
 
@@ -246,7 +206,7 @@ def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple
             if result.id not in known:
                 known.add(result.id)
                 extra.append((result.id, None))
-    ordered = [(group, found[group]) for group in ordered_groups(found)]
+    ordered = [(group, found[group]) for group in _format.ordered_groups(found)]
     if extra:
         ordered.append(("(not in this suite file)", extra))
     return ordered
@@ -326,8 +286,17 @@ class _Cells:
         self.used: set[str] = set()
         self.data = CellData()
 
-    def row(self, index: int, case_id: str, case: Case | None) -> list[MatrixCell]:
-        return [self._cell(number, index, case_id, case) for number in range(len(self.models))]
+    def group(
+        self, key: str, group: str, cases: list[tuple[str, Case | None]], kinds: dict[str, str]
+    ) -> GroupRows:
+        """A group's rows: its score per model, then a row per case, a cell per model."""
+        rows = []
+        for index, (case_id, case) in enumerate(cases):
+            cells = [self._cell(number, index, case_id, case) for number in range(len(self.models))]
+            rows.append(_case_row(case_id, case, cells, kinds.get(case_id, "")))
+        return GroupRows(
+            key, _format.group_label(group), [_format.group_cell(model, group) for model in self.models], rows
+        )
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
         model = self.models[number]
@@ -368,31 +337,34 @@ def _case_row(case_id: str, case: Case | None, cells: list[MatrixCell], kinds: s
     )
 
 
-def matrix(run: RunResult, suite: Suite) -> Matrix:
-    models = ranked(run)
-    cells = _Cells(run, models)
-    kinds = kinds_by_case(models)
-    legend = [s for s in STATUS if s != "missing" and (s != "flaky" or any_repeats(run))]
-    found: list[GroupRows] = []
-    keys: set[str] = set()
-    total = 0
-    for group, cases in _rows(suite, models):
+def _group_keys(groups: list[str]) -> list[str]:
+    """Each group's key in the page (ids, the address): its slug, made unique."""
+    keys: list[str] = []
+    for group in groups:
         key = slug(group)
         while key in keys:
             key += "_"
-        keys.add(key)
-        total += len(cases)
-        rows = [
-            _case_row(case_id, case, cells.row(index, case_id, case), kinds.get(case_id, ""))
-            for index, (case_id, case) in enumerate(cases)
-        ]
-        scores = [group_cell(model, group) for model in models]
-        found.append(GroupRows(key, group_label(group), scores, rows))
+        keys.append(key)
+    return keys
+
+
+def matrix(run: RunResult, suite: Suite) -> Matrix:
+    models = _format.ranked(run)
+    cells = _Cells(run, models)
+    kinds = kinds_by_case(models)
+    ordered = _rows(suite, models)
+    keys = _group_keys([group for group, _ in ordered])
+    found = [cells.group(key, group, cases, kinds) for key, (group, cases) in zip(keys, ordered, strict=True)]
+    cell_ids = [cell.id for group in found for row in group.rows for cell in row.cells]
+    cells.data.columns(models, cell_ids, found)
     shown = [model.model for model in models[:TOP_MODELS]]
-    cells.data.columns(
-        models, [cell.id for group in found for row in group.rows for cell in row.cells], found
-    )
-    return Matrix(shown, len(models), legend, found, total, kind_options(run), cells.data.page_data())
+    total = sum(len(group.rows) for group in found)
+    return Matrix(shown, len(models), _legend(run), found, total, kind_options(run), cells.data.page_data())
+
+
+def _legend(run: RunResult) -> list[str]:
+    """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
+    return [status for status in STATUS if status != "missing" and (status != "flaky" or any_repeats(run))]
 
 
 # --- runs to record again --------------------------------------------------------------------------
@@ -410,7 +382,7 @@ class Rerecord:
 
 def rerecord_lines(run: RunResult) -> list[Rerecord]:
     lines: list[Rerecord] = []
-    for model, stale, unrecorded in rerecord(run):
+    for model, stale, unrecorded in _format.rerecord(run):
         found = []
         if stale:
             found.append("stale: " + ", ".join(map(code, stale)))

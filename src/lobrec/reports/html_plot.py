@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lobrec.core.results import ModelResult, RunResult
 from lobrec.reports._format import NO_SCORES, cost, percent, printable, ranked
@@ -69,8 +70,9 @@ def _point_labels(points: list[tuple[str, float, float]], right_edge: float) -> 
     return labels, sides
 
 
-@dataclass(frozen=True)
-class Tick:
+class Tick(NamedTuple):
+    """One tick of an axis: where it sits and where its label sits (formatted), and the label."""
+
     at: str
     """The tick's coordinate, formatted (`y` for the score axis, `x` for the cost axis)."""
     text_at: str

@@ -231,7 +231,7 @@ def _insight_sections(view: ReportView) -> list[str]:
             ]
         )
     for model in view.models:
-        if not model.routing:
+        if not model.routing_notes:  # a routed model has notes even with no candidate recorded
             continue
         parts.append(f"#### Routing of {md(model.name)}")
         for routing in model.routing:

@@ -355,7 +355,7 @@ def _render_insight(view: ReportView, console: Console) -> None:
             _text(f"Tiers: models sharing a tier cannot be told apart (paired test, Holm). {view.resolution}")
         )
     for model in view.models:
-        if not model.routing:
+        if not model.routing_notes:  # a routed model has notes even with no candidate recorded
             continue
         console.print()
         for routing in model.routing:
