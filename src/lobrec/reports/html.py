@@ -33,6 +33,7 @@ from lobrec.reports._format import DASH, provenance, ranked
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
 from lobrec.reports.html_page import CSP, json_for_script, render_page, static
+from lobrec.reports.view import report_view
 
 __all__ = ["CSP", "DEFAULT_SORT", "call_flag", "check_text", "render_html", "sort_key"]
 
@@ -58,6 +59,7 @@ def _suite_changes(run: RunResult) -> Markup | None:
 
 def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
+    report = report_view(run)
     models = ranked(run)
     cases = max((len(model.cases) for model in models), default=len(suite.cases))
     matrix = html_data.matrix(run, suite)
@@ -72,12 +74,12 @@ def render_html(run: RunResult, suite: Suite) -> str:
         counts=f"{counted(len(models), 'model')} · {counted(cases, 'case')}",
         provenance=provenance(run),
         suite_mismatch=(suite.name, suite.version) != (run.suite.name, run.suite.version),
-        board=html_data.leaderboard(run),
-        plot=html_plot.plot(run),
+        board=html_data.leaderboard(report),
+        plot=html_plot.plot(report),
         models=[model.model for model in models],
         groups=html_data.groups(run),
         insight=html_insight.insight(run),
-        rerecord=html_data.rerecord_lines(run),
+        rerecord=html_data.rerecord_lines(report),
         suite_changes=_suite_changes(run),
         matrix=matrix,
         data=json_for_script(matrix.data),

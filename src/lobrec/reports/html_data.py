@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -17,25 +16,19 @@ from markupsafe import Markup
 
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
-from lobrec.reports import _format
+from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
 from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
-from lobrec.reports.insight import with_tier
-from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
-    REPEATS_KEY,
     any_repeats,
-    leaderboard_columns,
-    repeats_lines,
     runs_tally,
-    runs_to_record,
     unscored_runs,
     unscored_which,
 )
-from lobrec.reports.view import cell_status, runs_status
+from lobrec.reports.view import Heading, ModelView, ReportView, cell_status, runs_status
 
 # --- the leaderboard -------------------------------------------------------------------------------
 
@@ -47,7 +40,6 @@ class SortKey(NamedTuple):
     first: str
     """`desc` or `asc`: a first click puts the best first (highest rate, lowest cost, A to Z)."""
     text: bool
-    value: Callable[[ModelResult], float | str | None]
 
 
 def slug(text: str) -> str:
@@ -58,9 +50,9 @@ DEFAULT_SORT = "-overall"
 """The leaderboard's own order (`ranked`): overall rate, best first; models without scores last."""
 
 
-def sort_key(column: _format.Column) -> SortKey:
+def sort_key(heading: Heading) -> SortKey:
     """How a leaderboard column sorts, from the column itself (its key, never its label)."""
-    return SortKey(column.key, column.first, column.text_sort, column.sort_value)
+    return SortKey(heading.key, heading.first, heading.text_sort)
 
 
 def _sort_value(value: float | str | None) -> str:
@@ -105,16 +97,14 @@ def _rate_title(rate: Rate) -> str:
     return f"{_format.rate_counts(rate)}{interval}"
 
 
-def _cell(column: _format.Column, model: ModelResult) -> Cell:
-    value = column.value(model)
-    sort = _sort_value(sort_key(column).value(model))
-    if not column.numeric:
-        return Cell(value, sort, heading=True)
-    if column.metric is not None and model.has_scores:
-        rate: Rate = getattr(model.metrics, column.metric)
-        interval = None if rate.ci95 is None else interval_text(rate.ci95)
-        return Cell(value, sort, heading=False, title=_rate_title(rate), interval=interval)
-    return Cell(value, sort, heading=False)
+def _cell(heading: Heading, cell: view.Cell) -> Cell:
+    sort = _sort_value(cell.sort)
+    if not heading.numeric:
+        return Cell(cell.text, sort, heading=True)
+    if cell.rate is not None:
+        interval = None if cell.rate.ci95 is None else interval_text(cell.rate.ci95)
+        return Cell(cell.text, sort, heading=False, title=_rate_title(cell.rate), interval=interval)
+    return Cell(cell.text, sort, heading=False)
 
 
 @dataclass(frozen=True)
@@ -126,44 +116,32 @@ class Leaderboard:
     """(model, its notes in one line)."""
 
 
-def _head(column: _format.Column) -> Head:
+def _head(column: Heading) -> Head:
     spec = sort_key(column)
     active = DEFAULT_SORT.lstrip("-") == spec.key
     direction = "descending" if DEFAULT_SORT.startswith("-") else "ascending"
     return Head(column.label, column.numeric, spec, direction if active else None)
 
 
-def _runs_notes(model: ModelResult) -> list[str]:
+def _runs_notes(model: ModelView) -> list[str]:
     """A repeated model's runs in words, and every flaky case."""
-    if model.repeats is None:
+    if model.flaky is None:
         return []
-    flaky = ", ".join(model.repeats.flaky) or "none"
-    return [*repeats_lines(model), f"flaky ({len(model.repeats.flaky)}): {flaky}"]
+    flaky = ", ".join(model.flaky) or "none"
+    return [*model.repeats, f"flaky ({len(model.flaky)}): {flaky}"]
 
 
-def leaderboard(run: RunResult) -> Leaderboard:
-    columns = with_tier(list(leaderboard_columns(run)), run)
-    models = _format.ranked(run)
+def leaderboard(report: ReportView) -> Leaderboard:
+    columns = report.columns(without=("interval",))
     rows = [
-        Row(rank, model.has_scores, [_cell(column, model) for column in columns])
-        for rank, model in enumerate(models)
+        Row(rank, model.has_scores, list(map(_cell, columns, report.row(model, columns))))
+        for rank, model in enumerate(report.models)
     ]
     notes = [
-        (
-            model.model,
-            "; ".join(
-                [
-                    _format.count_line(model),
-                    *_format.model_notes(model),
-                    *quirks_note(model),
-                    *_runs_notes(model),
-                ]
-            ),
-        )
-        for model in models
+        (model.name, "; ".join([model.count_line, *model.notes, *model.quirks, *_runs_notes(model)]))
+        for model in report.models
     ]
-    key = _format.KEY + (f" · {REPEATS_KEY}" if any_repeats(run) else "")
-    return Leaderboard([_head(column) for column in columns], rows, key, notes)
+    return Leaderboard([_head(column) for column in columns], rows, " · ".join(report.key), notes)
 
 
 # --- by group ------------------------------------------------------------------------------------
@@ -380,15 +358,20 @@ class Rerecord:
     cases: Markup
 
 
-def rerecord_lines(run: RunResult) -> list[Rerecord]:
-    lines: list[Rerecord] = []
-    for model, stale, unrecorded in _format.rerecord(run):
-        found = []
-        if stale:
-            found.append("stale: " + ", ".join(map(code, stale)))
-        if unrecorded:
-            found.append("unrecorded: " + ", ".join(map(code, unrecorded)))
-        lines.append(Rerecord(model, None, Markup("; ".join(found))))
-    for model_result, number, parts in runs_to_record(run, code):
-        lines.append(Rerecord(model_result.model, number, Markup("; ".join(parts))))
-    return lines
+def rerecord_lines(report: ReportView) -> list[Rerecord]:
+    """Run 1 of each model (`run` None) first, then runs 2..K; a run never recorded in words."""
+    return [
+        Rerecord(entry.model, None if entry.run == 1 else entry.run, _rerecord_cases(entry))
+        for entry in report.rerecord
+    ]
+
+
+def _rerecord_cases(entry: view.Rerecord) -> Markup:
+    if entry.missing:
+        return Markup("not recorded")
+    found = []
+    if entry.stale:
+        found.append("stale: " + ", ".join(map(code, entry.stale)))
+    if entry.unrecorded:
+        found.append("unrecorded: " + ", ".join(map(code, entry.unrecorded)))
+    return Markup("; ".join(found))

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lobrec.core.results import ModelResult, RunResult
-from lobrec.reports._format import NO_SCORES, cost, percent, printable, ranked
+from lobrec.reports._format import cost, percent, printable
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
+from lobrec.reports.view import PlotPoint, ReportView
 
 WIDTH, HEIGHT = 720, 380
 LEFT, RIGHT, TOP, BOTTOM = 64, 180, 20, 56
@@ -108,20 +108,6 @@ class Plot:
     points: list[Point]
 
 
-def _plotted(run: RunResult) -> tuple[list[tuple[ModelResult, float, float]], list[str]]:
-    plotted: list[tuple[ModelResult, float, float]] = []
-    skipped: list[str] = []
-    for model in ranked(run):
-        rate, usd = model.metrics.overall.rate, model.metrics.cost_per_100_cases_usd
-        if not model.has_scores or rate is None:
-            skipped.append(f"{model.model} ({NO_SCORES})")
-        elif usd is None or not math.isfinite(usd):
-            skipped.append(f"{model.model} (no cost: a call was unpriced)")
-        else:
-            plotted.append((model, usd, rate))
-    return plotted, skipped
-
-
 def _x_of(scale: str, low: float, high: float, plot_w: float) -> Callable[[float], float]:
     """Where a cost sits across the frame, on the axis's scale."""
 
@@ -135,14 +121,14 @@ def _x_of(scale: str, low: float, high: float, plot_w: float) -> Callable[[float
     return x_of
 
 
-def plot(run: RunResult) -> Plot | str:
+def plot(view: ReportView) -> Plot | str:
     """The plot's geometry, or (nothing to plot) the models left out and why."""
-    plotted, left_out = _plotted(run)
-    skipped = "; ".join(left_out)
+    plotted = view.plot
+    skipped = "; ".join(f"{name} ({why})" for name, why in view.not_plotted)
     if not plotted:
         return skipped
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    scale, low, high, ticks = _x_axis([usd for _, usd, _ in plotted])
+    scale, low, high, ticks = _x_axis([point.cost_usd for point in plotted])
     x_of = _x_of(scale, low, high, plot_w)
 
     def y_of(rate: float) -> float:
@@ -153,7 +139,7 @@ def plot(run: RunResult) -> Plot | str:
         Tick(f"{x_of(tick):.1f}", f"{x_of(tick):.1f}", label)
         for tick, label in zip(ticks, _tick_labels(scale, ticks), strict=True)
     ]
-    located = [(model, x_of(usd), y_of(rate), usd, rate) for model, usd, rate in plotted]
+    located = [(point, x_of(point.cost_usd), y_of(point.rate)) for point in plotted]
     boxes, points = _labelled(located, plot_w, plot_h, y_of)
     lowest = max((box.y1 for box in boxes), default=0.0)
     # more labels than fit beside the frame: grow the drawing below it
@@ -173,33 +159,33 @@ def plot(run: RunResult) -> Plot | str:
 
 
 def _labelled(
-    located: list[tuple[ModelResult, float, float, float, float]],
+    located: list[tuple[PlotPoint, float, float]],
     plot_w: float,
     plot_h: float,
     y_of: Callable[[float], float],
 ) -> tuple[list[Box], list[Point]]:
     """Each point with its label placed clear of the other labels, the points and the x axis."""
-    labels, sides = _point_labels([(model.model, x, y) for model, x, y, _, _ in located], WIDTH - 4)
-    obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y, _, _ in located]
+    labels, sides = _point_labels([(point.model, x, y) for point, x, y in located], WIDTH - 4)
+    obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y in located]
     # The x axis's tick labels and title sit below the frame: labels pushed down must miss them.
     obstacles += [Box(LEFT - 40, TOP + plot_h + 4, LEFT + plot_w + 40, HEIGHT)]
     boxes = place_labels(labels, top=2.0, bottom=TOP + plot_h, obstacles=obstacles)
     points = [
-        _point(model, x, y, f"{model.model}: {percent(rate)}, {cost(usd)}", box, side, _ci_ys(model, y_of))
-        for (model, x, y, usd, rate), box, side in zip(located, boxes, sides, strict=True)
+        _point(point, x, y, box, side, _ci_ys(point, y_of))
+        for (point, x, y), box, side in zip(located, boxes, sides, strict=True)
     ]
     return boxes, points
 
 
-def _ci_ys(model: ModelResult, y_of: Callable[[float], float]) -> tuple[float, float] | None:
-    interval = model.metrics.overall.ci95
+def _ci_ys(point: PlotPoint, y_of: Callable[[float], float]) -> tuple[float, float] | None:
+    interval = point.ci95
     return None if interval is None else (y_of(interval[0]), y_of(interval[1]))
 
 
 def _point(
-    model: ModelResult, x: float, y: float, title: str, box: Box, side: str, ci: tuple[float, float] | None
+    point: PlotPoint, x: float, y: float, box: Box, side: str, ci: tuple[float, float] | None
 ) -> Point:
-    interval = model.metrics.overall.ci95
+    interval = point.ci95
     path, interval_title = None, ""
     if interval is not None and ci is not None:
         y_low, y_high = ci
@@ -207,7 +193,7 @@ def _point(
             f"M{x - 4:.1f} {y_high:.1f}H{x + 4:.1f}M{x:.1f} {y_high:.1f}V{y_low:.1f}"
             f"M{x - 4:.1f} {y_low:.1f}H{x + 4:.1f}"
         )
-        interval_title = f"{model.model}: 95% interval {interval_text(interval)}"
+        interval_title = f"{point.model}: 95% interval {interval_text(interval)}"
     middle = (box.y0 + box.y1) / 2
     leader = None
     if abs(middle - y) > LABEL_HEIGHT / 2:
@@ -215,10 +201,10 @@ def _point(
         leader = (f"{x:.1f}", f"{y:.1f}", f"{end:.1f}", f"{middle:.1f}")
     text_x = box.x0 if side == "right" else box.x1
     return Point(
-        model=model.model,
+        model=point.model,
         x=f"{x:.1f}",
         y=f"{y:.1f}",
-        title=title,
+        title=f"{point.model}: {percent(point.rate)}, {cost(point.cost_usd)}",
         interval=path,
         interval_title=interval_title,
         text_x=f"{text_x:.1f}",
