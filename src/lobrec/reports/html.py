@@ -78,7 +78,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
         plot=html_plot.plot(report),
         models=[model.model for model in models],
         groups=html_data.groups(run),
-        insight=html_insight.insight(run),
+        insight=html_insight.insight(report),
         rerecord=html_data.rerecord_lines(report),
         suite_changes=_suite_changes(run),
         matrix=matrix,

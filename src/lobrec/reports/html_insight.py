@@ -1,6 +1,6 @@
 """What a score means, for the HTML report: failure kinds per model, the tiers and the run's
 resolution, and `auto`'s routing (per run against its candidates and the oracle, per case its
-choices). The rows come from `reports.insight`, as the terminal and Markdown reports show them;
+choices). The rows come from the report view, as the terminal and Markdown reports show them;
 here they are shaped for `templates/_insight.html.j2`, outcomes as the matrix's statuses."""
 
 from __future__ import annotations
@@ -11,15 +11,8 @@ from dataclasses import dataclass
 from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.repeats import run_cases
 from lobrec.core.results import ModelResult, RoutedCase, RunOutcome, RunResult
-from lobrec.reports.insight import (
-    KIND_LABELS,
-    ROUTING_HEADER,
-    failure_rows,
-    resolution_line,
-    routed,
-    routing_notes,
-    routing_rows,
-)
+from lobrec.reports.insight import KIND_LABELS
+from lobrec.reports.view import ReportView, RoutingTable
 
 _OUTCOME_STATUS: dict[str, str] = {"passed": "pass", "failed": "fail"}
 
@@ -72,18 +65,28 @@ class Insight:
         return not (self.kinds_rows or self.resolution or self.routing)
 
 
-def insight(run: RunResult) -> Insight:
-    header, rows = failure_rows(run)
+def _routing_run(table: RoutingTable) -> tuple[str, list[list[str]]]:
+    return table.heading[0].upper() + table.heading[1:], list(map(list, table.rows))
+
+
+def insight(view: ReportView) -> Insight:
     routing = [
         RoutingView(
-            model.model,
-            [(heading[0].upper() + heading[1:], rows) for heading, rows in routing_rows(model)],
-            routing_notes(model),
-            [_routed_row(case) for case in model.routing.cases] if model.routing is not None else [],
+            model.name,
+            list(map(_routing_run, model.routing)),
+            list(model.routing_notes),
+            list(map(_routed_row, model.routed_cases)),
         )
-        for model in routed(run)
+        for model in view.models
+        if model.routed_cases is not None
     ]
-    return Insight(header, rows, resolution_line(run), routing, ROUTING_HEADER)
+    return Insight(
+        list(view.failure_header),
+        list(map(list, view.failure_rows)),
+        view.resolution,
+        routing,
+        list(view.routing_header),
+    )
 
 
 def kinds_by_case(models: Iterable[ModelResult]) -> dict[str, str]:

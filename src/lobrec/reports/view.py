@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lobrec.core.metrics import COST_DECIMALS
-from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult, SuiteChanges
+from lobrec.core.results import (
+    CaseResult,
+    CaseRuns,
+    ModelResult,
+    Rate,
+    RoutedCase,
+    RunResult,
+    SuiteChanges,
+)
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.reports._format import (
     DASH,
@@ -179,6 +187,8 @@ class ModelView:
     """`40 failed steps: needless call 10, ...`, or None without failed steps."""
     routing: tuple[RoutingTable, ...]
     routing_notes: tuple[str, ...]
+    routed_cases: tuple[RoutedCase, ...] | None = None
+    """Run 1's cases through Nex (what it chose, each verdict); None for a model not routed."""
     matrix: dict[str, MatrixCell] = field(default_factory=dict)
     """Each case id the model has (any run) with its verdict."""
 
@@ -372,6 +382,7 @@ def _model_view(model: ModelResult, runs: ModelRuns, place: int, columns: list[C
         failure_kinds=kinds_text(model) if model.failures else None,
         routing=_routing(model),
         routing_notes=() if model.routing is None else tuple(routing_notes(model)),
+        routed_cases=None if model.routing is None else tuple(model.routing.cases),
         matrix=_matrix(runs),
     )
 
