@@ -285,13 +285,6 @@ def needs_recording(cases: Iterable[CaseResult]) -> tuple[tuple[str, ...], tuple
     return tuple(stale), tuple(unrecorded)
 
 
-def rerecord(run: RunResult) -> list[tuple[str, list[str], list[str]]]:
-    """Per model with any: (model, stale case ids, unrecorded case ids) of run 1, as written; quote
-    them. (For `html.py`; the other reports read `ReportView.rerecord`.)"""
-    found = [(model.model, *needs_recording(model.cases)) for model in ranked(run)]
-    return [(name, list(stale), list(unrecorded)) for name, stale, unrecorded in found if stale or unrecorded]
-
-
 # --- groups --------------------------------------------------------------------------------------
 
 _GROUP_LABELS = {

@@ -37,13 +37,6 @@ def has_tiers(run: RunResult) -> bool:
     return any(model.tier is not None for model in run.models)
 
 
-def with_tier(columns: list[Column], run: RunResult) -> list[Column]:
-    """The columns with Tier right after Model, when the run has tiers (older files have none)."""
-    if not has_tiers(run) or not columns:
-        return columns
-    return [columns[0], TIER, *columns[1:]]
-
-
 def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
     """(header, rows): per model with failed steps, the count of each kind any model has."""
     models = [model for model in ranked(run) if model.failures]
@@ -58,11 +51,6 @@ def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
         for model in models
     ]
     return header, rows
-
-
-def failure_lines(run: RunResult) -> list[str]:
-    """The compact form: per model with failed steps, its kinds, most frequent first."""
-    return [f"{printable(model.model)}: {kinds_text(model)}" for model in ranked(run) if model.failures]
 
 
 def kinds_text(model: ModelResult) -> str:
@@ -91,10 +79,6 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
 
 def resolution_line(run: RunResult) -> str:
     return resolution_sentence(run.resolution)
-
-
-def routed(run: RunResult) -> list[ModelResult]:
-    return [model for model in ranked(run) if model.routing is not None]
 
 
 def _figure_row(label: str, figure: RouteFigure) -> list[str]:

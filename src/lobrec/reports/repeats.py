@@ -9,7 +9,7 @@ sample standard deviation (in percentage points), and two columns follow it: Run
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
@@ -17,7 +17,7 @@ from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, LEADERBOARD, Column, needs_recording, percent, ranked, rate_counts
+from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, rate_counts
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "
@@ -163,35 +163,6 @@ def repeats_lines(model: ModelResult) -> list[str]:
             f"{counted(incomplete, 'case')} not scored in every run (left out of pass^{k} and pass@{k})"
         )
     return lines
-
-
-def rerecord_runs(model: ModelResult) -> list[tuple[int, list[str], list[str]]]:
-    """Runs 2..K with stale or unrecorded cases: (run, stale ids, unrecorded ids); run 1's are the
-    model's own `cases`, which the reports already list."""
-    cases = runs_of(model).run_cases()
-    found = [(number, *needs_recording(cases)) for number, cases in enumerate(cases[1:], start=2)]
-    return [
-        (number, list(stale), list(unrecorded)) for number, stale, unrecorded in found if stale or unrecorded
-    ]
-
-
-def runs_to_record(run: RunResult, quote: Callable[[str], str]) -> list[tuple[ModelResult, int, list[str]]]:
-    """Runs 2..K of repeated models with cases to record, best model first: (model, run, parts),
-    each case id through `quote` (the report's own escaping), a run not recorded at all in words."""
-    found = []
-    for model in ranked(run):
-        cases = runs_of(model).run_cases()
-        for number, stale, unrecorded in rerecord_runs(model):
-            if unrecorded_run(cases[number - 1]):
-                found.append((model, number, ["not recorded"]))
-                continue
-            parts = []
-            if stale:
-                parts.append("stale: " + ", ".join(map(quote, stale)))
-            if unrecorded:
-                parts.append("unrecorded: " + ", ".join(map(quote, unrecorded)))
-            found.append((model, number, parts))
-    return found
 
 
 def unrecorded_run(cases: list[CaseResult]) -> bool:
