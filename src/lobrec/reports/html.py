@@ -29,7 +29,7 @@ from lobrec.core.results import RunResult
 from lobrec.core.suite import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
-from lobrec.reports._format import DASH, provenance, ranked
+from lobrec.reports._format import DASH
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
 from lobrec.reports.html_page import CSP, json_for_script, render_page, static
@@ -60,8 +60,8 @@ def _suite_changes(run: RunResult) -> Markup | None:
 def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
     report = report_view(run)
-    models = ranked(run)
-    cases = max((len(model.cases) for model in models), default=len(suite.cases))
+    models = [model.name for model in report.models]
+    cases = len(suite.cases) if report.case_count is None else report.case_count
     matrix = html_data.matrix(run, suite)
     script = static("data.js")
     return render_page(
@@ -70,14 +70,14 @@ def render_html(run: RunResult, suite: Suite) -> str:
         script=script + static("cells.js") + static("columns.js") + static("report.js"),
         run=run,
         suite=suite,
-        title=f"{run.suite.name} {run.suite.version}",
+        title=f"{report.suite_name} {report.suite_version}",
         counts=f"{counted(len(models), 'model')} · {counted(cases, 'case')}",
-        provenance=provenance(run),
-        suite_mismatch=(suite.name, suite.version) != (run.suite.name, run.suite.version),
+        provenance=report.provenance,
+        suite_mismatch=(suite.name, suite.version) != (report.suite_name, report.suite_version),
         board=html_data.leaderboard(report),
         plot=html_plot.plot(report),
-        models=[model.model for model in models],
-        groups=html_data.groups(run),
+        models=models,
+        groups=html_data.groups(report),
         insight=html_insight.insight(report),
         rerecord=html_data.rerecord_lines(report),
         suite_changes=_suite_changes(run),

@@ -154,19 +154,18 @@ class GroupCell:
     interval: tuple[float, float] | None
 
 
-def groups(run: RunResult) -> list[tuple[str, list[GroupCell]]]:
+def groups(report: ReportView) -> list[tuple[str, list[GroupCell]]]:
     """Per group (in the reports' order), each model's cell, best model first."""
-    models = _format.ranked(run)
-    rows = []
-    for group in _format.ordered_groups(name for model in models for name in model.groups):
-        cells = []
-        for model in models:
-            metrics = model.groups.get(group)
-            share = metrics.overall.rate if metrics is not None else None
-            interval = metrics.overall.ci95 if metrics is not None and share is not None else None
-            cells.append(GroupCell(_format.group_cell(model, group), share, interval))
-        rows.append((_format.group_label(group), cells))
-    return rows
+    return [
+        (
+            row.label,
+            [
+                GroupCell(text, None if rate is None else rate.rate, None if rate is None else rate.ci95)
+                for text, rate in zip(row.cells, row.rates, strict=True)
+            ],
+        )
+        for row in report.groups
+    ]
 
 
 # --- the matrix ------------------------------------------------------------------------------------
