@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from lobrec.core.results import RunResult
+from lobrec.core.results import RunResult, SuiteChanges
 from lobrec.core.suite import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
@@ -49,12 +49,12 @@ _HELPERS = {
 """The constants the report's templates show: owned by the modules that shape the data."""
 
 
-def _suite_changes(run: RunResult) -> Markup | None:
-    if run.suite_changes is None:
+def _suite_changes(changes: SuiteChanges | None) -> Markup | None:
+    if changes is None:
         return None
     from lobrec.reports.suite_changes import render_suite_changes_html
 
-    return Markup(render_suite_changes_html(run.suite_changes))
+    return Markup(render_suite_changes_html(changes))
 
 
 def render_html(run: RunResult, suite: Suite) -> str:
@@ -68,7 +68,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
         "report.html.j2",
         **_HELPERS,
         script=script + static("cells.js") + static("columns.js") + static("report.js"),
-        run=run,
+        view=report,
         suite=suite,
         title=f"{report.suite_name} {report.suite_version}",
         counts=f"{counted(len(models), 'model')} · {counted(cases, 'case')}",
@@ -80,7 +80,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
         groups=html_data.groups(report),
         insight=html_insight.insight(report),
         rerecord=html_data.rerecord_lines(report),
-        suite_changes=_suite_changes(run),
+        suite_changes=_suite_changes(report.suite_changes),
         matrix=matrix,
         data=json_for_script(matrix.data),
     )
