@@ -62,7 +62,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
     report = report_view(run)
     models = [model.name for model in report.models]
     cases = len(suite.cases) if report.case_count is None else report.case_count
-    matrix = html_data.matrix(run, suite)
+    matrix = html_data.matrix(run, suite, report)
     script = static("data.js")
     return render_page(
         "report.html.j2",

@@ -24,11 +24,8 @@ from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
 from lobrec.reports.repeats import (
     any_repeats,
-    runs_tally,
-    unscored_runs,
-    unscored_which,
 )
-from lobrec.reports.view import Heading, ModelView, ReportView, cell_status, runs_status
+from lobrec.reports.view import Heading, ModelView, ReportView
 
 # --- the leaderboard -------------------------------------------------------------------------------
 
@@ -252,14 +249,10 @@ class _Cells:
     """Builds the matrix's cells: unique ids from the model's place in the results file (so links
     survive a change in ranking), each repeated model's verdicts over runs looked up once."""
 
-    def __init__(self, run: RunResult, models: list[ModelResult]) -> None:
+    def __init__(self, report: ReportView, models: list[ModelResult]) -> None:
         self.models = models
+        self.views = report.models
         self.lookup = [{result.id: result for result in model.cases} for model in models]
-        self.over_runs = [
-            {} if model.repeats is None else {entry.id: entry for entry in model.repeats.cases}
-            for model in models
-        ]
-        self.place = {id(model): index for index, model in enumerate(run.models)}
         self.used: set[str] = set()
         self.data = CellData()
 
@@ -276,26 +269,23 @@ class _Cells:
         )
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
-        model = self.models[number]
+        model, shown = self.models[number], self.views[number]
         result = self.lookup[number].get(case_id)
-        status = cell_status(result)
-        repeated = self.over_runs[number].get(case_id)
-        if model.repeats is not None:
-            status = runs_status(repeated.outcomes) if repeated is not None else "missing"
-        cell_id = f"m{self.place[id(model)]}-{slug(case_id)}"
+        verdict = shown.matrix.get(case_id)
+        status = "missing" if verdict is None else verdict.status
+        cell_id = f"m{shown.place}-{slug(case_id)}"
         if cell_id in self.used:
             cell_id = f"{cell_id}-{index}"
         self.used.add(cell_id)
         symbol, word = STATUS[status]
-        title = f"{case_id} · {model.model}"
+        title = f"{case_id} · {shown.name}"
         unscored = ""
-        if repeated is not None and model.repeats is not None:
-            runs = model.repeats.runs
-            title += f" · passed {repeated.passes}/{runs} runs ({repeated.scored} scored)"
-            if repeated.scored < runs:  # said on the cell, not only in the hover
-                title += f" · {unscored_which(repeated)}"
-                unscored = unscored_runs(repeated)
-            word = runs_tally(repeated, runs) if repeated.scored else f"0 of {runs} scored"
+        if verdict is not None and verdict.tally is not None:
+            title += f" · passed {verdict.passes}/{shown.runs} runs ({verdict.scored} scored)"
+            if verdict.scored < shown.runs:  # said on the cell, not only in the hover
+                title += f" · {verdict.unscored_which}"
+                unscored = verdict.unscored
+            word = verdict.tally
         summary = [f"{symbol} {word}", title, unscored] if number >= TOP_MODELS else None
         self.data.add(cell_id, panel(model, case_id, case, result, status), number, summary)
         return MatrixCell(cell_id, status, title, symbol, word, unscored)
@@ -325,9 +315,9 @@ def _group_keys(groups: list[str]) -> list[str]:
     return keys
 
 
-def matrix(run: RunResult, suite: Suite) -> Matrix:
+def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
     models = _format.ranked(run)
-    cells = _Cells(run, models)
+    cells = _Cells(report, models)
     kinds = kinds_by_case(models)
     ordered = _rows(suite, models)
     keys = _group_keys([group for group, _ in ordered])
