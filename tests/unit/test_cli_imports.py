@@ -63,7 +63,7 @@ GRAPH = {name: cli_imports(path) for name, path in MODULES.items()}
 
 
 def test_the_package_has_every_command_module() -> None:
-    expected = {"audit", "config", "diff", "fake", "record", "rescore", "suite"}
+    expected = {"audit", "config", "diff", "fake", "history", "record", "rescore", "suite"}
     assert {name.rpartition(".")[2] for name in COMMANDS} == expected
 
 

@@ -19,6 +19,7 @@ from lobrec.cli.audit import audit_command
 from lobrec.cli.config import config_command
 from lobrec.cli.diff import diff_command
 from lobrec.cli.fake import FakeGatewayCommand, fake_gateway_command
+from lobrec.cli.history import history_command
 from lobrec.cli.record import record_command
 from lobrec.cli.rescore import rescore_command
 from lobrec.cli.suite import suite_app
@@ -66,6 +67,7 @@ app.command("record", cls=Command)(record_command)
 app.command("rescore", cls=Command)(rescore_command)
 app.add_typer(suite_app, name="suite", help="Check the suite file, show its cases, or diff two versions.")
 app.command("diff", cls=Command)(diff_command)
+app.command("history", cls=Command)(history_command)
 app.command("audit", cls=Command)(audit_command)
 app.command("config", cls=Command)(config_command)
 app.command("fake-gateway", cls=FakeGatewayCommand)(fake_gateway_command)

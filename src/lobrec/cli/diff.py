@@ -15,7 +15,7 @@ import typer
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import SuitePath
 from lobrec.cli._output import fail
-from lobrec.cli._reports import report_console, write_report
+from lobrec.cli._reports import one_stdout, report_console, write_report
 
 
 def diff_command(
@@ -28,6 +28,12 @@ def diff_command(
     suite_path: SuitePath = None,
     markdown_out: str | None = typer.Option(
         None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
+    ),
+    html_out: str | None = typer.Option(
+        None,
+        "--html",
+        metavar="FILE",
+        help="Also write the comparison as an HTML page, case by case (- for stdout).",
     ),
     allow_newer_suite: bool = typer.Option(
         False,
@@ -58,8 +64,9 @@ def diff_command(
     from lobrec.core.tiers import with_resolution
     from lobrec.diff_side import load_side
     from lobrec.errors import LobrecError
-    from lobrec.reports.diff import render_diff, render_diff_markdown
+    from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 
+    one_stdout({"markdown": markdown_out, "html": html_out})
     try:
         side_a = load_side(a, suite_path, model, allow_newer_suite)
         side_b = load_side(b, suite_path, model, allow_newer_suite)
@@ -68,5 +75,7 @@ def diff_command(
         raise fail(str(exc)) from None
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
-    render_diff(comparison, report_console(stderr=markdown_out == "-"), every=every)
+    if html_out:
+        write_report(html_out, render_diff_html(comparison), "--html", example="diff.html")
+    render_diff(comparison, report_console(stderr="-" in (markdown_out, html_out)), every=every)
     raise typer.Exit(Exit.OK)

@@ -1,6 +1,6 @@
 """`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict (with
 repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
-how the failure kinds moved.
+how the failure kinds moved; and as an HTML page in the report's style (`render_diff_html`).
 
 The numbers and the verdict come from `lobrec.core.compare`; this module says them in words and
 lays them out, for the terminal
@@ -10,6 +10,8 @@ means a rise for the lower-is-better metrics (made-up tool, latency, cost).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from rich import box
 from rich.console import Console
@@ -284,3 +286,78 @@ def render_diff_markdown(cmp: Comparison) -> str:
     parts.append(md(kinds_note(cmp)))
     parts.extend(_markdown_lists(cmp))
     return "\n\n".join(parts) + "\n"
+
+
+class CaseRow(NamedTuple):
+    """One case of the HTML comparison: its id and each side as shown (`✓ pass`, `2/3`, `errored`)."""
+
+    id: str
+    a: str
+    b: str
+    a_kind: str
+    """The badge's class: `pass`, `fail`, `flaky`, a status (`errored`...) or `missing`."""
+    b_kind: str
+
+
+def _rate_side(passes: int, runs: int) -> tuple[str, str]:
+    kind = "pass" if passes == runs else "fail" if passes == 0 else "flaky"
+    return f"{passes}/{runs}", kind
+
+
+def _rate_rows(cmp: Comparison, ids: list[str]) -> list[CaseRow]:
+    """With repeats: each case's pass rate on each side (`3/3` → `1/3`)."""
+    assert cmp.repeats is not None
+    rates = {case.id: case for case in cmp.repeats.cases}
+    rows = []
+    for case_id in ids:
+        case = rates[case_id]
+        (a, a_kind), (b, b_kind) = (
+            _rate_side(case.a_passes, case.a_runs),
+            _rate_side(case.b_passes, case.b_runs),
+        )
+        rows.append(CaseRow(case_id, a, b, a_kind, b_kind))
+    return rows
+
+
+def case_tables(cmp: Comparison) -> list[tuple[str, list[CaseRow]]]:
+    """(title, rows) for the cases that moved, then those left out, each side as a badge."""
+    if cmp.repeats is None:
+        moved = [
+            ("Pass → fail", [CaseRow(case, "✓ pass", "✗ fail", "pass", "fail") for case in cmp.pass_to_fail]),
+            ("Fail → pass", [CaseRow(case, "✗ fail", "✓ pass", "fail", "pass") for case in cmp.fail_to_pass]),
+        ]
+    else:
+        moved = [
+            ("Pass rate lower in B", _rate_rows(cmp, cmp.pass_to_fail)),
+            ("Pass rate higher in B", _rate_rows(cmp, cmp.fail_to_pass)),
+        ]
+    return [(title, rows) for title, rows in [*moved, ("Left out", _left_rows(cmp))] if rows]
+
+
+def _left_rows(cmp: Comparison) -> list[CaseRow]:
+    """The unpaired cases: each side's status, or that the case is not in it."""
+    return [
+        CaseRow(item.id, item.a or "not in A", item.b or "not in B", item.a or "missing", item.b or "missing")
+        for item in cmp.unpaired
+    ]
+
+
+def render_diff_html(cmp: Comparison) -> str:
+    """The comparison as one self-contained page in the HTML report's style (`lobrec diff --html`):
+    the metric deltas, the test, the cases that moved and those left out, the failure kinds."""
+    from lobrec.reports.html_page import render_page
+
+    metrics = []
+    for item in cmp.deltas:
+        texts, verdict = shown(item)
+        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
+        metrics.append((label, texts.a, texts.b, texts.delta, verdict))
+    return render_page(
+        "diff.html.j2",
+        cmp=cmp,
+        metrics=metrics,
+        summary=summary_lines(cmp),
+        tables=case_tables(cmp),
+        kinds=kind_rows(cmp),
+        kinds_note=kinds_note(cmp),
+    )

@@ -122,8 +122,14 @@ def key_text(run: RunResult, width: int) -> Text:
 def _key_text(view: ReportView, width: int) -> Text:
     """The key's phrases (`↓ lower is better`, ...) packed into lines of at most `width` columns:
     a line breaks between phrases, never inside one."""
+    return pack_phrases("\n".join(view.key), width)
+
+
+def pack_phrases(key: str, width: int) -> Text:
+    """A key's phrases (joined by ` · `, lines by `\\n`) packed into lines of at most `width`
+    columns, breaking between phrases, never inside one (the leaderboard's key, `lobrec history`'s)."""
     lines = []
-    for line in view.key:
+    for line in key.split("\n"):
         current = ""
         for phrase in line.split(KEY_SEPARATOR):
             trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase

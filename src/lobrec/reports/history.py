@@ -1,0 +1,540 @@
+"""`lobrec history` rendered: a leaderboard over time for the terminal, Markdown, HTML and JSON.
+
+The numbers come from `lobrec.core.history`; this module lays them out. Every format reads the same
+rows (`step_rows`) and the same marks (`MARKS`, `cell`), so the four agree: a step is flagged ▲ or
+▼ only when the paired test found it real; ↺ marks the same recordings re-judged, ≠ a step that
+could not be compared, § a file whose suite differs from the one before.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import msgspec
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from lobrec.core.compare import format_p
+from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
+from lobrec.core.words import counted
+from lobrec.reports._format import DASH, change, percent, printable
+from lobrec.reports.markdown import md, table
+from lobrec.reports.terminal import pack_phrases
+
+ARROWS = {"better": "▲", "worse": "▼"}
+RESCORED = "↺"
+NOT_COMPARABLE = "≠"
+SUITE_CHANGED = "§"
+ABSENT = "·"
+KEY = (
+    f"{ARROWS['better']}/{ARROWS['worse']} better/worse by the paired test (p < 0.05) · {RESCORED} rescored: "
+    f"the same recordings re-judged · {NOT_COMPARABLE} not comparable with the model's previous file · "
+    f"{SUITE_CHANGED} the suite changed at this file · {ABSENT} not in that file · {DASH} no scores"
+)
+"""The line under every history table that explains its marks."""
+
+
+class StepRow(NamedTuple):
+    """One step of one model, with both ends, as every format lists it."""
+
+    model: str
+    before: Point
+    after: Point
+    step: Step
+
+
+def step_rows(history: History) -> list[StepRow]:
+    """Every step, by the file it ends at, then in the history's model order."""
+    rows = []
+    for model in history.models:
+        by_run = {point.run: point for point in model.points}
+        for point in model.points:
+            if point.step is not None:
+                rows.append(StepRow(model.model, by_run[point.step.since], point, point.step))
+    return sorted(rows, key=lambda row: row.after.run)  # stable: model order within a file
+
+
+def run_heading(run: HistoryRun) -> str:
+    """`#2`, with § when the suite changed at that file."""
+    return f"#{run.run}" + (f" {SUITE_CHANGED}" if run.suite_changed else "")
+
+
+def marks(step: Step | None) -> str:
+    """The marks of a step: its arrow when real, ↺ when rescored, ≠ when not comparable."""
+    if step is None:
+        return ""
+    parts = [ARROWS.get(step.verdict, "")]
+    if not step.comparable:
+        parts.append(NOT_COMPARABLE)
+    if step.provenance == "rescored":
+        parts.append(RESCORED)
+    return "".join(parts)
+
+
+def cell(point: Point | None) -> str:
+    """A model in one file: `85.0% ▼↺`, `—` without scores, `·` when not in the file."""
+    if point is None:
+        return ABSENT
+    flags = marks(point.step)
+    return f"{percent(point.overall)} {flags}".rstrip()
+
+
+def suite_text(run: HistoryRun) -> str:
+    return f"{run.suite.name} {run.suite.version}"
+
+
+def title(history: History) -> str:
+    """`History of 3 files: lobstack-tools 1.1.0 → 1.2.0` (each suite once, in order)."""
+    suites = list(dict.fromkeys(suite_text(run) for run in history.runs))
+    return f"History of {counted(len(history.runs), 'results file')}: {' → '.join(suites)}"
+
+
+def delta_text(row: StepRow) -> str:
+    """The overall rate's change as the diff prints it (`+2.5 pp`), a dash when either has none."""
+    return change(row.before.overall, row.after.overall, "pp").delta
+
+
+def test_text(step: Step) -> str:
+    """The test in a few words: `exact McNemar p=0.0313 on 80 cases (4 worse, 0 better)`."""
+    if not step.comparable or step.p_value is None:
+        return f"not comparable: {step.reason}"
+    name = "exact sign test" if step.test == "sign" else "exact McNemar"
+    counts = f"{step.worse} worse, {step.better} better"
+    text = f"{name} {format_p(step.p_value)} on {counted(step.cases, 'case')} ({counts})"
+    return text + (f"; {step.reason}" if step.reason else "")
+
+
+def verdict_text(step: Step) -> str:
+    if step.verdict == "none":
+        return "not comparable" if not step.comparable else "no significant difference"
+    return f"{ARROWS[step.verdict]} {step.verdict}"
+
+
+def provenance_text(step: Step) -> str:
+    return {
+        "rescored": "rescored (same recordings)",
+        "recorded": "new recordings",
+        "unknown": "provenance unknown",
+    }[step.provenance]
+
+
+def step_line(row: StepRow) -> str:
+    """One step in one line: `fixture/sloppy #1 → #2: ▼ worse, -5.0 pp; exact McNemar …; rescored`."""
+    step = row.step
+    return (
+        f"{row.model} #{step.since} → #{row.after.run}: {verdict_text(step)}, {delta_text(row)}; "
+        f"{test_text(step)}; {provenance_text(step)}"
+    )
+
+
+def notes(history: History) -> list[str]:
+    """What a reader must know about the order and the suites."""
+    lines = []
+    for previous, run in zip(history.runs, history.runs[1:], strict=False):
+        if run.recorded_earlier:
+            names = ", ".join(run.recorded_earlier[:3])
+            more = len(run.recorded_earlier) - 3
+            names += f" and {more} more" if more > 0 else ""
+            lines.append(
+                f"#{run.run} holds older recordings of {names} than an earlier file does: files are "
+                "shown in the order given; were they given out of order?"
+            )
+        if run.suite_changed:
+            lines.append(
+                f"#{run.run} is on suite {suite_text(run)} ({SUITE_CHANGED}), "
+                f"#{previous.run} on {suite_text(previous)}."
+            )
+    return lines
+
+
+def _points(model: ModelHistory) -> dict[int, Point]:
+    return {point.run: point for point in model.points}
+
+
+# --- terminal --------------------------------------------------------------------------------------
+
+
+def run_line(run: HistoryRun) -> str:
+    """A file in one line: `#2 §: suite lobstack-tools 1.2.0, runs/b.json, newest recording …, 10 models`."""
+    recorded = f"newest recording {run.recorded_at}" if run.recorded_at else "no recording dates"
+    models = counted(run.models, "model")
+    return f"{run_heading(run)}: {run.label}, suite {suite_text(run)}, {recorded}, {models}"
+
+
+def runs_table(history: History) -> Table:
+    """Run, file, suite, newest recording and models, one row per file."""
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    for name in ("Run", "File", "Suite", "Newest recording", "Models"):
+        result.add_column(name, no_wrap=name != "File", justify="right" if name == "Models" else "left")
+    for run in history.runs:
+        result.add_row(
+            Text(run_heading(run)),
+            Text(printable(run.label)),
+            Text(printable(suite_text(run))),
+            Text(printable(run.recorded_at or DASH)),
+            Text(str(run.models)),
+        )
+    return result
+
+
+def history_table(history: History, runs: list[HistoryRun] | None = None) -> Table:
+    """One row per model, one column per file (`runs`: some of the files, default all): the overall
+    rate and the step's marks."""
+    shown = history.runs if runs is None else runs
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    result.add_column("Model", no_wrap=True)
+    for run in shown:
+        result.add_column(run_heading(run), justify="right", no_wrap=True)
+    for model in history.models:
+        points = _points(model)
+        cells = []
+        for run in shown:
+            point = points.get(run.run)
+            step = point.step if point is not None else None
+            style = {"better": "green", "worse": "red"}.get(step.verdict if step else "", "")
+            cells.append(Text(cell(point), style=style))
+        result.add_row(Text(printable(model.model)), *cells)
+    return result
+
+
+def _width(table: Table) -> int:
+    from rich.console import Console
+
+    return Console(width=100_000).measure(table).maximum
+
+
+def history_tables(history: History, width: int) -> list[Table]:
+    """The table laid out for `width` columns: whole when it fits, else in parts, each starting with
+    the model names and holding as many files, in order, as fit (at least one), so no cell is cut."""
+    parts: list[list[HistoryRun]] = [[]]
+    for run in history.runs:
+        trial = [*parts[-1], run]
+        if parts[-1] and _width(history_table(history, trial)) > width:
+            parts.append([run])
+        else:
+            parts[-1] = trial
+    return [history_table(history, part) for part in parts]
+
+
+def _print_files(history: History, console: Console) -> None:
+    """The files' table, or in a terminal too narrow for it a line per file (which wraps between
+    words, never cuts a path off)."""
+    files = runs_table(history)
+    if _width(files) <= console.width:
+        console.print(files)
+        return
+    for run in history.runs:
+        console.print(Text(printable(run_line(run))))
+
+
+def _print_steps(history: History, console: Console) -> None:
+    """How many steps were tested and found real, then each step flagged or not comparable."""
+    rows = step_rows(history)
+    shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
+    real = sum(1 for row in rows if row.step.verdict != "none")
+    ending = ":" if shown else "."
+    console.print(Text(f"{counted(len(rows), 'step')} tested: {real} found real by the paired test{ending}"))
+    for row in shown:
+        style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
+        console.print(Text(printable(step_line(row)), style=style))
+
+
+def render_history(history: History, console: Console) -> None:
+    """Print the files, the table, its key, the notes, and the steps that were flagged or could
+    not be compared (every step is in the Markdown, HTML and JSON)."""
+    console.print(Text(printable(title(history)), style="bold"))
+    _print_files(history, console)
+    for part in history_tables(history, console.width):
+        console.print(part)
+    console.print(pack_phrases(KEY, console.width))
+    for line in notes(history):
+        console.print(Text(printable(line)))
+    _print_steps(history, console)
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+
+
+def render_history_markdown(history: History) -> str:
+    """The history as Markdown: the files, the table with its key, the notes and every step."""
+    runs = [
+        [
+            md(run_heading(run)),
+            md(run.label),
+            md(suite_text(run)),
+            md(run.recorded_at or DASH),
+            str(run.models),
+        ]
+        for run in history.runs
+    ]
+    header = ["Model", *(md(run_heading(run)) for run in history.runs)]
+    rows = []
+    for model in history.models:
+        points = _points(model)
+        rows.append([md(model.model), *(md(cell(points.get(run.run))) for run in history.runs)])
+    parts = [
+        f"### {md(title(history))}",
+        table(["Run", "File", "Suite", "Newest recording", "Models"], runs, left=(0, 1, 2, 3)),
+        table(header, rows, left=(0,)),
+        md(KEY),
+        *(md(line) for line in notes(history)),
+    ]
+    steps = [
+        [
+            md(row.model),
+            md(f"#{row.step.since} → #{row.after.run}"),
+            md(delta_text(row)),
+            md(verdict_text(row.step)),
+            md(test_text(row.step)),
+            md(provenance_text(row.step)),
+        ]
+        for row in step_rows(history)
+    ]
+    if steps:
+        parts.append(
+            table(["Model", "Step", "Overall", "Verdict", "Test", "Recordings"], steps, left=(0, 1, 3, 4, 5))
+        )
+    return "\n\n".join(parts) + "\n"
+
+
+# --- JSON ------------------------------------------------------------------------------------------
+
+
+def encode_history(history: History) -> bytes:
+    """The history as indented JSON (`lobrec history --json`): the `History` Struct, key order kept."""
+    return msgspec.json.format(msgspec.json.encode(history), indent=2) + b"\n"
+
+
+# --- HTML ------------------------------------------------------------------------------------------
+
+PALETTE = (
+    "#0969da",
+    "#d1242f",
+    "#1a7f37",
+    "#8250df",
+    "#bc4c00",
+    "#1b7c83",
+    "#bf3989",
+    "#6e7781",
+    "#9a6700",
+    "#4d2d8c",
+)
+"""Line colours, one per model in the history's order, repeating after ten (each line is also
+named at its end and in the table, so colour is never the only cue)."""
+
+
+class HtmlCell(NamedTuple):
+    text: str
+    kind: str
+    """`better`, `worse`, `absent` or empty: the cell's class."""
+    title: str
+
+
+class HtmlRow(NamedTuple):
+    model: str
+    colour: str
+    cells: list[HtmlCell]
+
+
+def html_rows(history: History) -> list[HtmlRow]:
+    """The table's rows: each cell's text, class and hover (the step in one line)."""
+    lines = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
+    rows = []
+    for index, model in enumerate(history.models):
+        points = _points(model)
+        cells = []
+        for run in history.runs:
+            point = points.get(run.run)
+            if point is None:
+                cells.append(HtmlCell(ABSENT, "absent", f"{model.model} is not in #{run.run}"))
+                continue
+            kind = point.step.verdict if point.step is not None and point.step.verdict != "none" else ""
+            counts = f"{point.scored} of {counted(point.cases, 'case')} scored"
+            hover = lines.get((model.model, run.run), f"{model.model} #{run.run}: first file holding it")
+            cells.append(HtmlCell(cell(point), kind, f"{hover} ({counts})"))
+        rows.append(HtmlRow(model.model, PALETTE[index % len(PALETTE)], cells))
+    return rows
+
+
+class Marker(NamedTuple):
+    x: float
+    y: float
+    shape: str
+    """`dot`, `hollow` (rescored), `up` or `down` (a step found real)."""
+    title: str
+
+
+class Segment(NamedTuple):
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    dashed: bool
+    """The later end's step could not be compared."""
+
+
+class Series(NamedTuple):
+    model: str
+    colour: str
+    segments: list[Segment]
+    markers: list[Marker]
+    label_x: float
+    label_y: float
+    leader: Segment | None
+    """A line from the last point to its label when the label is not beside it."""
+
+
+class Tick(NamedTuple):
+    at: float
+    text: str
+
+
+class Chart(NamedTuple):
+    width: int
+    height: int
+    left: int
+    top: int
+    plot_width: int
+    plot_height: int
+    y_ticks: list[Tick]
+    x_ticks: list[Tick]
+    suite_lines: list[Tick]
+    """Where the suite changed: the x of that file and its suite."""
+    series: list[Series]
+
+
+class _Axes(NamedTuple):
+    """The plot area and its scales: x by the file's place, y by the rate (from `low` to 100%)."""
+
+    left: int
+    top: int
+    width: int
+    height: int
+    low: float
+    step: float
+    """Between two y ticks, in percentage points."""
+    last: int
+    """The last file's place, counted from 0 (1 at least, so two files span the width)."""
+
+    def x(self, run: int) -> float:
+        return round(self.left + (run - 1) / self.last * self.width, 1)
+
+    def y(self, rate: float) -> float:
+        return round(self.top + (100 - rate) / (100 - self.low) * self.height, 1)
+
+
+def _axes(history: History) -> _Axes:
+    """A y axis from a multiple of 10 below the lowest rate up to 100%, at most 6 ticks apart."""
+    rates = [point.overall for model in history.models for point in model.points if point.overall is not None]
+    low = max(0.0, 10 * ((min(rates, default=0.0) - 1) // 10))
+    step = next(size for size in (2, 5, 10, 20) if (100 - low) / size <= 6)
+    return _Axes(
+        left=56, top=30, width=494, height=300, low=low, step=float(step), last=len(history.runs) - 1 or 1
+    )
+
+
+def _shape(step: Step | None) -> str:
+    if step is not None and step.verdict != "none":
+        return "up" if step.verdict == "better" else "down"
+    return "hollow" if step is not None and step.provenance == "rescored" else "dot"
+
+
+def _line(
+    model: ModelHistory, axes: _Axes, hovers: dict[tuple[str, int], str]
+) -> tuple[list[Marker], list[Segment]]:
+    """A model's points with a rate, and the lines between them (dashed into a step not compared)."""
+    valued = [(point, point.overall) for point in model.points if point.overall is not None]
+    markers = [
+        Marker(
+            axes.x(point.run),
+            axes.y(rate),
+            _shape(point.step),
+            hovers.get((model.model, point.run), f"{model.model} #{point.run}: {percent(rate)}"),
+        )
+        for point, rate in valued
+    ]
+    segments = [
+        Segment(a.x, a.y, b.x, b.y, after.step is not None and not after.step.comparable)
+        for a, b, (after, _) in zip(markers, markers[1:], valued[1:], strict=False)
+    ]
+    return markers, segments
+
+
+def _leader(last: Marker, label_y: float, end: float, axes: _Axes) -> Segment | None:
+    """A line from a line's last point to its name, when the name is not right beside it."""
+    from lobrec.reports._labels import LABEL_HEIGHT
+
+    if last.x < axes.left + axes.width or abs(label_y - last.y) > LABEL_HEIGHT / 2:
+        return Segment(last.x, last.y, end - 2, label_y, True)
+    return None
+
+
+def _suite_ticks(history: History, axes: _Axes) -> list[Tick]:
+    """Where the suite changed: that file's x and its suite version."""
+    return [Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed]
+
+
+def chart(history: History) -> Chart:
+    """The lines' geometry: x is the file's place, y the overall rate; every number rounded to 0.1 px.
+    Each line is named at the right, the names kept apart by `place_labels`."""
+    from lobrec.reports._labels import Label, place_labels, text_width
+
+    axes, bottom = _axes(history), 40
+    hovers = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
+    drawn = [(index, model, *_line(model, axes, hovers)) for index, model in enumerate(history.models)]
+    drawn = list(filter(lambda item: item[2], drawn))  # a model without scores has no line
+    end = axes.left + axes.width + 12
+    labels = [
+        Label(end, end + text_width(printable(model.model)), markers[-1].y) for _, model, markers, _ in drawn
+    ]
+    boxes = place_labels(labels, top=4.0, bottom=axes.top + axes.height + bottom - 4)
+    series = []
+    for (index, model, markers, segments), spot in zip(drawn, boxes, strict=True):
+        label_y = round((spot.y0 + spot.y1) / 2, 1)
+        colour = PALETTE[index % len(PALETTE)]
+        leader = _leader(markers[-1], label_y, end, axes)
+        series.append(Series(model.model, colour, segments, markers, float(end), label_y, leader))
+    lowest = max([spot.y1 for spot in boxes] + [0.0])
+    count = round((100 - axes.low) / axes.step)
+    return Chart(
+        width=760,
+        height=max(axes.top + axes.height + bottom, int(lowest) + 8),
+        left=axes.left,
+        top=axes.top,
+        plot_width=axes.width,
+        plot_height=axes.height,
+        y_ticks=[
+            Tick(axes.y(axes.low + i * axes.step), f"{axes.low + i * axes.step:g}%") for i in range(count + 1)
+        ],
+        x_ticks=[Tick(axes.x(run.run), f"#{run.run}") for run in history.runs],
+        suite_lines=[Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed],
+        series=series,
+    )
+
+
+def render_history_html(history: History) -> str:
+    """The history as one self-contained page in the report's style: the files, a line per model
+    across them (inline SVG), the table with its marks, and every step with its test."""
+    from lobrec.reports.html_page import render_page, static
+
+    steps = [
+        (row.model, f"#{row.step.since} → #{row.after.run}", delta_text(row), row.step, test_text(row.step))
+        for row in step_rows(history)
+    ]
+    return render_page(
+        "history.html.j2",
+        heading=title(history),
+        history=history,
+        run_heading=run_heading,
+        suite_text=suite_text,
+        rows=html_rows(history),
+        chart=chart(history),
+        key=KEY,
+        notes=notes(history),
+        steps=steps,
+        verdict_text=verdict_text,
+        provenance_text=provenance_text,
+        extra_css=static("history.css"),
+    )
