@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
-from lobrec.core.checks import describe, run_check
+from lobrec.core.checks import _FAILURES, describe, run_check
 from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 
 # (check, arguments, expected failure reason or None)
@@ -153,3 +153,9 @@ def test_mismatch_carries_path_expected_and_got() -> None:
 )
 def test_describe(check: Check, text: str) -> None:
     assert describe(check) == text
+
+
+def test_every_kind_of_check_has_a_rule() -> None:
+    """The rules are a table by kind (not a `match` mypy checks for exhaustiveness): a kind added to
+    `Check` without its rule fails here, not at the first suite that uses it."""
+    assert set(_FAILURES) == set(get_args(Check))

@@ -70,6 +70,12 @@ MaxErrored = Annotated[
 ]
 
 
+def also_write(flag: str, what: str) -> Any:
+    """A `--markdown FILE`-like option of a command with one thing to show (`diff`'s comparison,
+    `history`'s history): also write `what` (e.g. "comparison as Markdown") there, - for stdout."""
+    return typer.Option(None, flag, metavar="FILE", help=f"Also write the {what} (- for stdout).")
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Outputs:
     """The reports a run writes and the gates it must pass.

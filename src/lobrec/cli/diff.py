@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from lobrec.cli._exits import Exit
-from lobrec.cli._options import SuitePath
+from lobrec.cli._options import SuitePath, also_write
 from lobrec.cli._output import fail
 from lobrec.cli._reports import one_stdout, report_console, write_report
 
@@ -26,15 +26,8 @@ def diff_command(
         ..., metavar="B", help="The other model's cassette folder or results JSON file."
     ),
     suite_path: SuitePath = None,
-    markdown_out: str | None = typer.Option(
-        None, "--markdown", metavar="FILE", help="Also write the comparison as Markdown (- for stdout)."
-    ),
-    html_out: str | None = typer.Option(
-        None,
-        "--html",
-        metavar="FILE",
-        help="Also write the comparison as an HTML page, case by case (- for stdout).",
-    ),
+    markdown_out: str | None = also_write("--markdown", "comparison as Markdown"),
+    html_out: str | None = also_write("--html", "comparison as an HTML page, case by case"),
     allow_newer_suite: bool = typer.Option(
         False,
         "--allow-newer-suite",

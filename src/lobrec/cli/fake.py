@@ -10,7 +10,7 @@ import contextlib
 import signal
 import threading
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -47,48 +47,59 @@ def _stop_on_sigterm() -> None:
 
 
 def fake_gateway_command(
-    host: str = typer.Option(
-        "127.0.0.1",
-        "--host",
-        metavar="HOST",
-        help="Address to listen on (loopback unless --allow-remote).",
-    ),
-    port: int = typer.Option(
-        0, "--port", min=0, max=65535, metavar="PORT", help="Port to listen on; 0 picks a free one."
-    ),
-    latency_ms: int = typer.Option(
-        0, "--latency-ms", min=0, metavar="MS", help="Milliseconds to wait before each answer."
-    ),
-    suite: str | None = typer.Option(
-        None,
-        "--suite",
-        metavar="FILE",
-        help="Suite file whose reference answers are served (default: bundled).",
-    ),
-    allow_remote: bool = typer.Option(
-        False, "--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."
-    ),
-    replies: str | None = typer.Option(
-        None,
-        "--replies",
-        metavar="DIR",
-        help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim.",
-    ),
-    rate_limit: float | None = typer.Option(
-        None, "--rate-limit", metavar="R", help="Chat requests per second; 429 beyond it."
-    ),
-    rate_limit_burst: float | None = typer.Option(
-        None, "--rate-limit-burst", metavar="N", help="Token bucket size (default: max(1, R))."
-    ),
-    rate_limit_per_model: bool = typer.Option(
-        False, "--rate-limit-per-model", help="One bucket per model instead of one for all."
-    ),
-    require_key: str | None = typer.Option(
-        None,
-        "--require-key",
-        metavar="KEY",
-        help="Answer 401 unless a request sends `Authorization: Bearer KEY`.",
-    ),
+    host: Annotated[
+        str,
+        typer.Option("--host", metavar="HOST", help="Address to listen on (loopback unless --allow-remote)."),
+    ] = "127.0.0.1",
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port", min=0, max=65535, metavar="PORT", help="Port to listen on; 0 picks a free one."
+        ),
+    ] = 0,
+    latency_ms: Annotated[
+        int,
+        typer.Option("--latency-ms", min=0, metavar="MS", help="Milliseconds to wait before each answer."),
+    ] = 0,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite",
+            metavar="FILE",
+            help="Suite file whose reference answers are served (default: bundled).",
+        ),
+    ] = None,
+    allow_remote: Annotated[
+        bool,
+        typer.Option("--allow-remote", help="Allow a non-loopback --host (the fake has no authentication)."),
+    ] = False,
+    replies: Annotated[
+        str | None,
+        typer.Option(
+            "--replies",
+            metavar="DIR",
+            help="Folder of recorded replies: model recorded/NAME gets NAME.json verbatim.",
+        ),
+    ] = None,
+    rate_limit: Annotated[
+        float | None,
+        typer.Option("--rate-limit", metavar="R", help="Chat requests per second; 429 beyond it."),
+    ] = None,
+    rate_limit_burst: Annotated[
+        float | None,
+        typer.Option("--rate-limit-burst", metavar="N", help="Token bucket size (default: max(1, R))."),
+    ] = None,
+    rate_limit_per_model: Annotated[
+        bool, typer.Option("--rate-limit-per-model", help="One bucket per model instead of one for all.")
+    ] = False,
+    require_key: Annotated[
+        str | None,
+        typer.Option(
+            "--require-key",
+            metavar="KEY",
+            help="Answer 401 unless a request sends `Authorization: Bearer KEY`.",
+        ),
+    ] = None,
 ) -> None:
     """Serve scripted models for tests and demos.
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from lobrec.cli._exits import Exit
+from lobrec.cli._options import also_write
 from lobrec.cli._output import fail
 from lobrec.cli._reports import one_stdout, report_console, write_report
 
@@ -48,18 +49,9 @@ def history_command(
     files: list[Path] = typer.Argument(
         ..., metavar="RESULTS...", help="Two or more results JSON files, oldest first."
     ),
-    markdown_out: str | None = typer.Option(
-        None, "--markdown", metavar="FILE", help="Also write the history as Markdown (- for stdout)."
-    ),
-    html_out: str | None = typer.Option(
-        None,
-        "--html",
-        metavar="FILE",
-        help="Also write the history as an HTML page with a chart (- for stdout).",
-    ),
-    json_out: str | None = typer.Option(
-        None, "--json", metavar="FILE", help="Also write the history data as JSON (- for stdout)."
-    ),
+    markdown_out: str | None = also_write("--markdown", "history as Markdown"),
+    html_out: str | None = also_write("--html", "history as an HTML page with a chart"),
+    json_out: str | None = also_write("--json", "history data as JSON"),
     suite_paths: list[Path] = typer.Option(
         [],
         "--suite",
