@@ -19,7 +19,6 @@ from lobrec.core.suite import Case, Suite
 from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
-from lobrec.reports.html_insight import kind_options, kinds_by_case
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
 from lobrec.reports.repeats import (
@@ -213,7 +212,7 @@ class CaseRow:
     disagree: bool
     search: str
     kinds: str
-    """The failure kinds of the row's failed steps, space-separated (`html_insight.kinds_by_case`)."""
+    """The failure kinds of the row's failed steps, space-separated (`ReportView.case_kinds`)."""
     cells: list[MatrixCell]
 
 
@@ -318,7 +317,7 @@ def _group_keys(groups: list[str]) -> list[str]:
 def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
     models = _format.ranked(run)
     cells = _Cells(report, models)
-    kinds = kinds_by_case(models)
+    kinds = report.case_kinds
     ordered = _rows(suite, models)
     keys = _group_keys([group for group, _ in ordered])
     found = [cells.group(key, group, cases, kinds) for key, (group, cases) in zip(keys, ordered, strict=True)]
@@ -326,7 +325,7 @@ def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
     cells.data.columns(models, cell_ids, found)
     shown = [model.model for model in models[:TOP_MODELS]]
     total = sum(len(group.rows) for group in found)
-    return Matrix(shown, len(models), _legend(run), found, total, kind_options(run), cells.data.page_data())
+    return Matrix(shown, len(models), _legend(run), found, total, list(report.kinds), cells.data.page_data())
 
 
 def _legend(run: RunResult) -> list[str]:

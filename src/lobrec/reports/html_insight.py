@@ -5,13 +5,9 @@ here they are shaped for `templates/_insight.html.j2`, outcomes as the matrix's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lobrec.core.failures import FAILURE_KINDS
-from lobrec.core.repeats import run_cases
-from lobrec.core.results import ModelResult, RoutedCase, RunOutcome, RunResult
-from lobrec.reports.insight import KIND_LABELS
+from lobrec.core.results import RoutedCase, RunOutcome
 from lobrec.reports.view import ReportView, RoutingTable
 
 _OUTCOME_STATUS: dict[str, str] = {"passed": "pass", "failed": "fail"}
@@ -87,22 +83,3 @@ def insight(view: ReportView) -> Insight:
         routing,
         list(view.routing_header),
     )
-
-
-def kinds_by_case(models: Iterable[ModelResult]) -> dict[str, str]:
-    """Per case, the failure kinds of its failed steps over every model and run, space-separated in
-    precedence order: what the matrix's kind filter matches a row by."""
-    found: dict[str, set[str]] = {}
-    for model in models:
-        for cases in run_cases(model):
-            for result in cases:
-                kinds = {step.failure_kind for step in result.steps if step.failure_kind is not None}
-                if kinds:
-                    found.setdefault(result.id, set()).update(kinds)
-    return {case: " ".join(k for k in FAILURE_KINDS if k in kinds) for case, kinds in found.items()}
-
-
-def kind_options(run: RunResult) -> list[tuple[str, str]]:
-    """(kind, its short label) for every kind some model has, in precedence order."""
-    present = {kind for model in run.models for kind in model.failures}
-    return [(kind, KIND_LABELS.get(kind, kind)) for kind in FAILURE_KINDS if kind in present]

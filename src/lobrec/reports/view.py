@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.metrics import COST_DECIMALS
 from lobrec.core.results import (
     CaseResult,
@@ -43,6 +44,7 @@ from lobrec.reports._format import (
     ranked,
 )
 from lobrec.reports.insight import (
+    KIND_LABELS,
     ROUTING_HEADER,
     TIER,
     failure_rows,
@@ -258,6 +260,11 @@ class ReportView:
     """(model, why) for the models without both a score and a cost."""
     suite_changes: SuiteChanges | None
     results_format: int
+    kinds: tuple[tuple[str, str], ...] = ()
+    """(kind, its short label) for every failure kind some model has, in precedence order."""
+    case_kinds: dict[str, str] = field(default_factory=dict)
+    """Per case, the failure kinds of its failed steps over every model and run, space-separated in
+    precedence order (what the HTML matrix's kind filter matches a row by)."""
     """The results file's format version (the HTML footer says it)."""
 
     def group_cell(self, model: int, group: str) -> str:
@@ -324,7 +331,25 @@ def report_view(run: RunResult) -> ReportView:
         not_plotted=_not_plotted(models),
         suite_changes=run.suite_changes,
         results_format=run.results_format,
+        kinds=_kinds(run),
+        case_kinds=_case_kinds(every),
     )
+
+
+def _kinds(run: RunResult) -> tuple[tuple[str, str], ...]:
+    present = {kind for model in run.models for kind in model.failures}
+    return tuple((kind, KIND_LABELS.get(kind, kind)) for kind in FAILURE_KINDS if kind in present)
+
+
+def _case_kinds(models: list[ModelRuns]) -> dict[str, str]:
+    found: dict[str, set[str]] = {}
+    for model in models:
+        for run in model.runs:
+            for result in run.cases:
+                kinds = {step.failure_kind for step in result.steps if step.failure_kind is not None}
+                if kinds:
+                    found.setdefault(result.id, set()).update(kinds)
+    return {case: " ".join(k for k in FAILURE_KINDS if k in kinds) for case, kinds in found.items()}
 
 
 def _columns(run: RunResult) -> list[Column]:
