@@ -21,9 +21,6 @@ from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
 from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
-from lobrec.reports.repeats import (
-    any_repeats,
-)
 from lobrec.reports.view import Heading, ModelView, ReportView
 
 # --- the leaderboard -------------------------------------------------------------------------------
@@ -250,6 +247,7 @@ class _Cells:
 
     def __init__(self, report: ReportView, models: list[ModelResult]) -> None:
         self.models = models
+        self.report = report
         self.views = report.models
         self.lookup = [{result.id: result for result in model.cases} for model in models]
         self.used: set[str] = set()
@@ -263,9 +261,8 @@ class _Cells:
         for index, (case_id, case) in enumerate(cases):
             cells = [self._cell(number, index, case_id, case) for number in range(len(self.models))]
             rows.append(_case_row(case_id, case, cells, kinds.get(case_id, "")))
-        return GroupRows(
-            key, _format.group_label(group), [_format.group_cell(model, group) for model in self.models], rows
-        )
+        scores = [self.report.group_cell(number, group) for number in range(len(self.models))]
+        return GroupRows(key, _format.group_label(group), scores, rows)
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
         model, shown = self.models[number], self.views[number]
@@ -325,12 +322,13 @@ def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
     cells.data.columns(models, cell_ids, found)
     shown = [model.model for model in models[:TOP_MODELS]]
     total = sum(len(group.rows) for group in found)
-    return Matrix(shown, len(models), _legend(run), found, total, list(report.kinds), cells.data.page_data())
+    options = list(report.kinds)
+    return Matrix(shown, len(models), _legend(report), found, total, options, cells.data.page_data())
 
 
-def _legend(run: RunResult) -> list[str]:
+def _legend(report: ReportView) -> list[str]:
     """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
-    return [status for status in STATUS if status != "missing" and (status != "flaky" or any_repeats(run))]
+    return [status for status in STATUS if status != "missing" and (status != "flaky" or report.repeats)]
 
 
 # --- runs to record again --------------------------------------------------------------------------
