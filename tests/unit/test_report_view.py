@@ -11,8 +11,11 @@ import msgspec
 import pytest
 from rich.console import Console
 
+from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
 from lobrec.reports import terminal
+from lobrec.reports.insight import KIND_LABELS
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.view import ReportView, report_view
 from tests.sample_results import sample_run
@@ -160,3 +163,30 @@ def test_the_view_is_plain_frozen_data_built_the_same_each_time() -> None:
     assert view == report_view(sample_run())
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.suite_name = "other"  # type: ignore[misc]
+
+
+def test_the_view_holds_what_the_html_matrix_and_routing_need() -> None:
+    # The HTML report's kind filter and routed-cases table read these instead of the results.
+    run = committed()
+    view = report_view(run)
+    by_name = {model.model: model for model in run.models}
+    for model in view.models:
+        routing = by_name[model.name].routing
+        assert model.routed_cases == (None if routing is None else tuple(routing.cases))
+    assert any(model.routed_cases for model in view.models)
+    present = {kind for model in run.models for kind in model.failures}
+    assert [kind for kind, _ in view.kinds] == [kind for kind in FAILURE_KINDS if kind in present]
+    assert all(label == KIND_LABELS[kind] for kind, label in view.kinds)
+    steps = {
+        (case.id, step.failure_kind)
+        for model in run.models
+        for cases in run_cases(model)
+        for case in cases
+        for step in case.steps
+        if step.failure_kind is not None
+    }
+    assert view.case_kinds and {case for case, _ in steps} == set(view.case_kinds)
+    for case, kinds in view.case_kinds.items():
+        listed = kinds.split(" ")
+        assert set(listed) == {kind for found, kind in steps if found == case}
+        assert listed == sorted(listed, key=FAILURE_KINDS.index)
