@@ -3,7 +3,7 @@ one line each, and the exit code that wins (`GATE_ORDER`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import typer
@@ -33,18 +33,32 @@ def check_gates(
     (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
     started), `excused` the errored cases per model those already answer for."""
     from lobrec.core.gates import failed_gates
-    from lobrec.reports._format import percent
 
     codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
     found = [*failed]
     for failure in failed_gates(
-        run, fail_under=fail_under, allowance=allowance(max_errored), excused=excused, shown=percent
+        run,
+        fail_under=fail_under,
+        allowance=allowance(max_errored),
+        excused=excused,
+        shown=score_against(fail_under),
     ):
         found.append((codes[failure.gate], failure.line))
     for _, line in found:
         say(f"gate failed: {line}")
     if found:
         raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
+
+
+def score_against(threshold: float | None) -> Callable[[float | None], str]:
+    """A score as the reports print it, with as many more decimals as it takes not to print as the
+    threshold it is under: 89.96 under `--fail-under 90` reads `89.96%`, never `90.0%`."""
+    from lobrec.reports._format import change, percent
+
+    def shown(rate: float | None) -> str:
+        return percent(rate) if rate is None or threshold is None else change(rate, threshold, "pp").a
+
+    return shown
 
 
 def allowance(text: str | None) -> Allowance:

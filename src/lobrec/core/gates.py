@@ -6,7 +6,8 @@ Each gate looks at the results alone and says, in one line, which models fail it
 - `errored`: a model with more errored cases than `--max-errored` allows (default none), counted
   over every run of a repeated model; cases the caller excuses (unreadable cassettes, which the
   stale gate and `--allow-stale` already cover) are not counted;
-- `fail_under`: a model whose overall score is under `--fail-under`, shown as the reports show it.
+- `fail_under`: a model whose overall score is under `--fail-under`, shown as the reports show it, with
+  more decimals when it would otherwise print as the threshold (`cli._gates.score_against`).
 
 Which exit code each gate gives, and which wins, is the CLI's (`lobrec.cli._gates`); the rule here
 is what fails.
