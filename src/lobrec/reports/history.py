@@ -8,6 +8,7 @@ could not be compared, § a file whose suite differs from the one before.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import msgspec
@@ -184,7 +185,7 @@ def history_table(history: History, runs: list[HistoryRun] | None = None) -> Tab
     rate and the step's marks."""
     shown = history.runs if runs is None else runs
     result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
-    result.add_column("Model", no_wrap=True)
+    result.add_column("Model", overflow="fold")  # only a name wider than the terminal folds; no rate is cut
     for run in shown:
         result.add_column(run_heading(run), justify="right", no_wrap=True)
     for model in history.models:
@@ -476,6 +477,18 @@ def _suite_ticks(history: History, axes: _Axes) -> list[Tick]:
     return [Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed]
 
 
+def _x_ticks(history: History, axes: _Axes) -> list[Tick]:
+    """The files named under the x axis: every k-th, k as small as keeps the names apart, always
+    the first and the last (fifty files would otherwise print `#1#2#3...` on top of each other)."""
+    from lobrec.reports._labels import text_width
+
+    last = len(history.runs)
+    room = text_width(f"#{last}") + 4
+    every = max(1, math.ceil(room / (axes.width / axes.last)))
+    shown = [run for run in range(1, last + 1, every) if run == 1 or last - run >= every]
+    return [Tick(axes.x(run), f"#{run}") for run in sorted({*shown, last})]
+
+
 def chart(history: History) -> Chart:
     """The lines' geometry: x is the file's place, y the overall rate; every number rounded to 0.1 px.
     Each line is named at the right, the names kept apart by `place_labels`."""
@@ -499,7 +512,7 @@ def chart(history: History) -> Chart:
     lowest = max([spot.y1 for spot in boxes] + [0.0])
     count = round((100 - axes.low) / axes.step)
     return Chart(
-        width=760,
+        width=max(760, math.ceil(max([label.x1 for label in labels], default=0.0)) + 8),  # names whole
         height=max(axes.top + axes.height + bottom, int(lowest) + 8),
         left=axes.left,
         top=axes.top,
@@ -508,7 +521,7 @@ def chart(history: History) -> Chart:
         y_ticks=[
             Tick(axes.y(axes.low + i * axes.step), f"{axes.low + i * axes.step:g}%") for i in range(count + 1)
         ],
-        x_ticks=[Tick(axes.x(run.run), f"#{run.run}") for run in history.runs],
+        x_ticks=_x_ticks(history, axes),
         suite_lines=[Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed],
         series=series,
     )

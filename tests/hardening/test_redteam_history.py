@@ -1,0 +1,108 @@
+"""`lobrec history` (and `lobrec diff`, which reads the same files) against inputs a long-kept
+leaderboard produces: a results file of a newer format, a model name wider than the terminal,
+model names longer than the chart leaves room for, and fifty files.
+
+Each test drives the real command and reads what it printed or wrote.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from lobrec.core.results import RESULTS_FORMAT
+from lobrec.reports._labels import LABEL_FONT_PX, text_width
+from tests.hardening.conftest import cli_env, run_lobrec
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = ROOT / "fixtures" / "expected-results.json"
+
+LONG_NAMES = {
+    "fixture/oracle": "openrouter/meta-llama/llama-3.1-405b-instruct:free",
+    "fake/alpha": "anthropic/claude-3-5-sonnet-20241022-preview",
+}
+"""Real gateway model names, longer than the chart's 200 px right margin."""
+
+
+def _variant(tmp_path: Path, name: str, **changes: object) -> Path:
+    """The expected results with top-level `changes`, or with models renamed (`rename`)."""
+    data = json.loads(EXPECTED.read_bytes())
+    rename = changes.pop("rename", {})
+    assert isinstance(rename, dict)
+    for model in data["models"]:
+        model["model"] = rename.get(model["model"], model["model"])
+    data.update(changes)
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["history", "diff"], ids=["history", "diff"])
+def test_a_results_file_of_a_newer_format_is_refused(tmp_path: Path, command: str) -> None:
+    """A file whose `results_format` this lobrec does not know may mean anything: refused in one
+    line naming the file and both formats, exit 2, rather than read as if it were ours."""
+    newer = _variant(tmp_path, "newer.json", results_format=RESULTS_FORMAT + 1)
+    args = ["history", str(EXPECTED), str(newer)]
+    if command == "diff":
+        args = ["diff", str(EXPECTED), str(newer), "--model", "auto"]
+    done = run_lobrec(args)
+    assert done.returncode == 2, done.stdout.decode()
+    assert done.stderr.decode() == (
+        f"lobrec: {newer}: results format {RESULTS_FORMAT + 1}, written by a newer lobrec; this one "
+        f"reads format {RESULTS_FORMAT}: upgrade lobrec to read it\n"
+    )
+
+
+@pytest.mark.parametrize("columns", [80, 200], ids=["80 columns", "200 columns"])
+def test_a_model_name_wider_than_the_terminal_cuts_no_rate(tmp_path: Path, columns: int) -> None:
+    """A name longer than the terminal folds onto more lines; every rate stays whole."""
+    huge = "m" * 400
+    later = _variant(tmp_path, "later.json", rename={"fixture/oracle": huge})
+    done = run_lobrec(["history", str(EXPECTED), str(later)], env=cli_env(COLUMNS=str(columns)))
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode()
+    assert "…" not in out
+    assert all(len(line) <= columns for line in out.splitlines())
+    rates = json.loads(EXPECTED.read_bytes())["models"]
+    for model in rates:  # the first file's rates, in the part holding #1
+        rate = model["metrics"]["overall"]["rate"]
+        assert re.search(rf"{re.escape(model['model'])}\s+{rate:.1f}%", out), model["model"]
+    assert out.count("m" * 20) >= 2  # the huge name is there, folded
+
+
+def _labels(page: str) -> tuple[float, list[tuple[float, str]]]:
+    svg = re.search(r'<svg class="plot history-chart" viewBox="0 0 (\d+) \d+"', page)
+    assert svg is not None
+    labels = re.findall(r'<text class="label" x="([\d.]+)"[^>]*>([^<]*)</text>', page)
+    return float(svg.group(1)), [(float(x), name) for x, name in labels]
+
+
+def test_long_model_names_fit_in_the_chart(tmp_path: Path) -> None:
+    """Each line's name is drawn whole: the chart is as wide as its longest label needs."""
+    later = _variant(tmp_path, "later.json", rename=LONG_NAMES)
+    page = tmp_path / "history.html"
+    done = run_lobrec(["history", str(EXPECTED), str(later), "--html", str(page)])
+    assert done.returncode == 0, done.stderr.decode()
+    width, labels = _labels(page.read_text(encoding="utf-8"))
+    assert {name for _, name in labels} >= set(LONG_NAMES.values())
+    for x, name in labels:
+        assert x + text_width(name) <= width, name
+
+
+def test_fifty_files_label_the_x_axis_without_overlap(tmp_path: Path) -> None:
+    """Fifty files: the x axis names only as many files as fit apart (always the first and last)."""
+    page = tmp_path / "history.html"
+    done = run_lobrec(["history", *[str(EXPECTED)] * 50, "--html", str(page)])
+    assert done.returncode == 0, done.stderr.decode()
+    html = page.read_text(encoding="utf-8")
+    x_tick = r'<text x="([\d.]+)" y="[\d.]+" class="tick" text-anchor="middle">([^<]*)</text>'
+    ticks = [(float(x), text) for x, text in re.findall(x_tick, html)]
+    assert ticks[0][1] == "#1" and ticks[-1][1] == "#50"
+    for (x1, left), (x2, right) in itertools.pairwise(ticks):
+        room = (text_width(left, LABEL_FONT_PX) + text_width(right, LABEL_FONT_PX)) / 2
+        assert x2 - x1 >= room, (left, right)
+    assert len(ticks) >= 5  # not just the ends
