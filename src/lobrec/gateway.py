@@ -87,16 +87,17 @@ def check_key_characters(key: str) -> None:
 def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.environ) -> Gateway:
     """`--base-url`, else LOBSTACK_BASE_URL, else the Lobstack API; the key from LOBSTACK_API_KEY.
 
-    A remote gateway without a key is refused before any request is made.
+    A remote gateway without a key is refused before any request is made. A base URL given empty
+    (`--base-url "$UNSET"`) is refused, never replaced by the variable or the remote default.
     """
-    url = base_url or environ.get(URL_ENV) or DEFAULT_BASE_URL
-    _check_url(url)
+    url = base_url if base_url is not None else environ.get(URL_ENV) or DEFAULT_BASE_URL
+    check_url(url)
     key = environ.get(KEY_ENV) or None
     _check_key(key, url)
     return Gateway(base_url=url, api_key=key)
 
 
-def _check_url(url: str) -> None:
+def check_url(url: str) -> None:
     """An http(s) URL with a valid host and port, and nothing that would carry a credential."""
     parts = urlsplit(url)
     try:

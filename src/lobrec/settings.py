@@ -26,7 +26,7 @@ import msgspec
 
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 from lobrec.errors import ConfigError
-from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV
+from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV, check_url
 
 CONFIG_FILE = "lobrec.toml"
 PYPROJECT = "pyproject.toml"
@@ -122,9 +122,15 @@ def find_config(start: Path) -> tuple[Path, bool] | None:
         if own.is_file():
             return own, False
         pyproject = folder / PYPROJECT
-        if pyproject.is_file() and "lobrec" in _read_toml(pyproject).get("tool", {}):
+        if pyproject.is_file() and _has_table(_read_toml(pyproject)):
             return pyproject, True
     return None
+
+
+def _has_table(pyproject: Mapping[str, Any]) -> bool:
+    """The pyproject has a `tool.lobrec` entry (a `tool` that is no table has none: passed over)."""
+    tool = pyproject.get("tool")
+    return isinstance(tool, dict) and "lobrec" in tool
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -197,6 +203,11 @@ def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
     from lobrec.core.gates import parse_allowance
 
     problems = []
+    if found.base_url is not None:
+        try:
+            check_url(found.base_url)
+        except ConfigError as exc:
+            problems.append(("base-url", str(exc)))
     if isinstance(found.retry_delays, str):
         try:
             parse_delays(found.retry_delays)
@@ -247,7 +258,19 @@ def resolve(
     cli: Mapping[str, Any], cwd: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> Resolved:
     """The settings in force for a command run in `cwd`: the file found there, merged."""
-    found = find_config((cwd or Path.cwd()).resolve())
+    found = find_config((cwd or _current_folder()).resolve())
     file = load_file(*found) if found is not None else None
     path = str(found[0]) if found is not None else None
     return merge(cli, os.environ if environ is None else environ, file, path)
+
+
+def _current_folder() -> Path:
+    """The folder the command runs in; one that was removed under the shell is a ConfigError (the
+    search for the file, and every relative path, start there)."""
+    try:
+        return Path.cwd()
+    except FileNotFoundError:
+        raise ConfigError(
+            "the current folder no longer exists (removed while the shell was in it); "
+            "cd to a folder that exists"
+        ) from None

@@ -89,6 +89,9 @@ class Outputs:
     by_group: bool = False
     fail_under: float | None = None
     max_errored: str | None = None
+    origins: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The file that set each report target not given on the command line (`json` → its path), so
+    an error about a target names where it came from."""
 
     def given(self) -> dict[str, Any]:
         """The settings as given on the command line, for `in_force`."""
@@ -99,6 +102,11 @@ class Outputs:
         return dataclasses.replace(
             self,
             targets={name: conf[name] for name in self.targets},
+            origins={
+                name: conf.settings[name].where or ""
+                for name in self.targets
+                if conf.settings[name].source == "file"
+            },
             fail_under=conf["fail_under"],
             max_errored=conf["max_errored"],
         )

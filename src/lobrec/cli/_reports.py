@@ -57,26 +57,37 @@ def _real_folder(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
-def _folder_problem(option: str | None, target: str, example: str | None = None) -> str:
+def _folder_problem(
+    option: str | None, target: str, example: str | None = None, origin: str | None = None
+) -> str:
     """`--html out: is a folder; give the report a file name (e.g. out/report.html)`: the name
-    suggested matches the option."""
+    suggested matches the option; a target a configuration file set names that file (`origin`)."""
     name = example or REPORT_FILE_NAMES.get(option or "", "results.json")
     where = f"{option} {target}" if option else target
+    if option and origin is not None:
+        where = f"{option} {target} (set in {origin})"
     return f"{where}: is a folder; give the report a file name (e.g. {Path(target) / name})"
 
 
-def check_report_targets(targets: Mapping[str, str | None]) -> None:
+def check_report_targets(targets: Mapping[str, str | None], origins: Mapping[str, str] | None = None) -> None:
     """Refuse, before a record spends anything, a report option given an existing folder
-    (`{"html": "out"}`); after a run, `emit_reports` still writes the other reports."""
+    (`{"html": "out"}`); after a run, `emit_reports` still writes the other reports. `origins`: the
+    file that set a target (`Outputs.origins`)."""
     for name, target in targets.items():
         if target and target != "-" and _real_folder(Path(target)):
-            raise fail(_folder_problem(f"--{name}", target))
+            raise fail(_folder_problem(f"--{name}", target, origin=(origins or {}).get(name)))
 
 
-def one_stdout(targets: Mapping[str, str | None]) -> None:
+def one_stdout(targets: Mapping[str, str | None], origins: Mapping[str, str] | None = None) -> None:
     """Refuse, before anything runs, two reports given `-`: both would write to stdout, interleaved.
-    `targets` maps each option (`csv` for `--csv`) to its target."""
-    to_stdout = [f"--{name}" for name, target in targets.items() if target == "-"]
+    `targets` maps each option (`csv` for `--csv`) to its target; `origins` a target's file, if a
+    configuration file set it (the user did not type that option)."""
+    found = origins or {}
+    to_stdout = [
+        f"--{name} (set in {found[name]})" if name in found else f"--{name}"
+        for name, target in targets.items()
+        if target == "-"
+    ]
     if len(to_stdout) > 1:
         raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
 
@@ -98,10 +109,12 @@ def append_report(target: str, text: str) -> None:
         raise fail(str(exc)) from None
 
 
-def write_report(target: str, text: str, option: str | None = None, example: str | None = None) -> None:
+def write_report(
+    target: str, text: str, option: str | None = None, example: str | None = None, origin: str | None = None
+) -> None:
     """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
     device (`lobrec.files.check_output`). `option` and `example` name the option and the file name
-    to suggest when `target` is a folder."""
+    to suggest when `target` is a folder, `origin` the configuration file that set it."""
     # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
     # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
     data = text.encode("utf-8", "backslashreplace")
@@ -115,7 +128,7 @@ def write_report(target: str, text: str, option: str | None = None, example: str
 
     path = Path(target)
     if _real_folder(path):
-        raise fail(_folder_problem(option, target, example))
+        raise fail(_folder_problem(option, target, example, origin))
     try:
         check_output(path, LobrecError)
         write_atomic(path, data)  # a kill mid-write leaves no half report
@@ -177,10 +190,12 @@ def emit_reports(
     *,
     partial: bool = False,
     by_group: bool = False,
+    origins: Mapping[str, str] | None = None,
 ) -> None:
     """Write each report and export `targets` asks for (`{"html": "out/report.html"}`), then print
     the leaderboard (on stderr when a report goes to stdout, so `--csv - > steps.csv` holds only the
-    CSV), with the per-group table after it for `by_group`."""
+    CSV), with the per-group table after it for `by_group`. `origins`: a target's configuration
+    file, named when it cannot be written."""
     from lobrec.reports.terminal import render_leaderboard
 
     renderers = _renderers(run, suite)
@@ -194,7 +209,7 @@ def emit_reports(
                 if name == "summary":
                     append_report(target, renderers[name]())
                 else:
-                    write_report(target, renderers[name](), f"--{name}")
+                    write_report(target, renderers[name](), f"--{name}", origin=(origins or {}).get(name))
             except typer.Exit as exc:
                 failed = exc
             except (ValueError, OverflowError, RecursionError) as exc:
@@ -208,14 +223,16 @@ def emit_reports(
 def check_outputs(outputs: Outputs) -> None:
     """Refuse, before anything is read or sent, a bad `--max-errored` or two reports to stdout."""
     allowance(outputs.max_errored)
-    one_stdout(outputs.targets)
+    one_stdout(outputs.targets, outputs.origins)
 
 
 def report_run(run: RunResult, suite: Suite, outputs: Outputs, *, partial: bool = False) -> list[str]:
     """Write the reports and the leaderboard (a signal meanwhile ends the command as interrupted),
     then say why cases errored; those lines are returned."""
     with interruptible_reports():
-        emit_reports(run, suite, outputs.targets, partial=partial, by_group=outputs.by_group)
+        emit_reports(
+            run, suite, outputs.targets, partial=partial, by_group=outputs.by_group, origins=outputs.origins
+        )
     errored = errored_summary(run)
     for line in errored:
         say(line)

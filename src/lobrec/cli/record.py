@@ -160,7 +160,7 @@ def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]
     if not conf["models"]:
         raise fail("no model to record: give --model (repeatable), or set models in the configuration file")
     delays = parse_delays(conf["retry_delays"])
-    check_report_targets(outputs.targets)
+    check_report_targets(outputs.targets, outputs.origins)
     check_outputs(outputs)
     cassettes = Path(conf["cassettes"])
     if cassettes.exists() and not cassettes.is_dir():
