@@ -360,4 +360,5 @@ def render_diff_html(cmp: Comparison) -> str:
         tables=case_tables(cmp),
         kinds=kind_rows(cmp),
         kinds_note=kinds_note(cmp),
+        counted=counted,
     )
