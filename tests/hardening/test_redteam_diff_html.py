@@ -26,7 +26,8 @@ def _one_case(tmp_path: Path) -> Path:
 
 def test_one_paired_case_is_counted_in_the_singular(tmp_path: Path) -> None:
     page = tmp_path / "diff.html"
-    done = run_lobrec(["diff", str(_one_case(tmp_path)), str(EXPECTED), "--model", "fixture/sloppy", "--html", str(page)])
+    one = _one_case(tmp_path)
+    done = run_lobrec(["diff", str(one), str(EXPECTED), "--model", "fixture/sloppy", "--html", str(page)])
     assert done.returncode == 0, done.stderr.decode()
     html = page.read_text(encoding="utf-8")
     subs = re.findall(r'<p class="sub">([^<]*)</p>', html)
