@@ -106,3 +106,22 @@ def test_fifty_files_label_the_x_axis_without_overlap(tmp_path: Path) -> None:
         room = (text_width(left, LABEL_FONT_PX) + text_width(right, LABEL_FONT_PX)) / 2
         assert x2 - x1 >= room, (left, right)
     assert len(ticks) >= 5  # not just the ends
+
+
+def test_the_out_of_order_note_lists_every_model_in_markdown_and_html(tmp_path: Path) -> None:
+    """Files given newest first: the note names every model in the Markdown and the page (no list
+    there is cut with "and N more", docs/reports.md); only the terminal shortens it."""
+    data = json.loads(EXPECTED.read_bytes())
+    for model in data["models"]:
+        for recorded in model["recorded"]:
+            recorded["started_at"] = "2099-01-01T00:00:00+00:00"
+    newer = tmp_path / "newer-recordings.json"
+    newer.write_text(json.dumps(data), encoding="utf-8")
+    markdown, page = tmp_path / "history.md", tmp_path / "history.html"
+    done = run_lobrec(["history", str(newer), str(EXPECTED), "--markdown", str(markdown), "--html", str(page)])
+    assert done.returncode == 0, done.stderr.decode()
+    names = sorted(model["model"] for model in data["models"])
+    whole = f"#2 holds older recordings of {', '.join(names)} than an earlier file does"
+    assert whole.replace("#", "\\#&#8203;") in markdown.read_text(encoding="utf-8")
+    assert f"<li>{whole}" in page.read_text(encoding="utf-8")
+    assert "#2 holds older recordings of auto, fake/alpha, fake/beta and 7 more" in done.stdout.decode()

@@ -130,13 +130,15 @@ def step_line(row: StepRow) -> str:
     )
 
 
-def notes(history: History) -> list[str]:
-    """What a reader must know about the order and the suites."""
+def notes(history: History, *, shorten: bool = False) -> list[str]:
+    """What a reader must know about the order and the suites; `shorten` (the terminal only) names
+    three models and counts the rest, as no Markdown or HTML list is cut (docs/reports.md)."""
     lines = []
     for previous, run in zip(history.runs, history.runs[1:], strict=False):
         if run.recorded_earlier:
-            names = ", ".join(run.recorded_earlier[:3])
-            more = len(run.recorded_earlier) - 3
+            shown = run.recorded_earlier[:3] if shorten else run.recorded_earlier
+            names = ", ".join(shown)
+            more = len(run.recorded_earlier) - len(shown)
             names += f" and {more} more" if more > 0 else ""
             lines.append(
                 f"#{run.run} holds older recordings of {names} than an earlier file does: files are "
@@ -250,7 +252,7 @@ def render_history(history: History, console: Console) -> None:
     for part in history_tables(history, console.width):
         console.print(part)
     console.print(pack_phrases(KEY, console.width))
-    for line in notes(history):
+    for line in notes(history, shorten=True):
         console.print(Text(printable(line)))
     _print_steps(history, console)
 
