@@ -118,7 +118,8 @@ def test_the_out_of_order_note_lists_every_model_in_markdown_and_html(tmp_path: 
     newer = tmp_path / "newer-recordings.json"
     newer.write_text(json.dumps(data), encoding="utf-8")
     markdown, page = tmp_path / "history.md", tmp_path / "history.html"
-    done = run_lobrec(["history", str(newer), str(EXPECTED), "--markdown", str(markdown), "--html", str(page)])
+    args = ["history", str(newer), str(EXPECTED), "--markdown", str(markdown), "--html", str(page)]
+    done = run_lobrec(args)
     assert done.returncode == 0, done.stderr.decode()
     names = sorted(model["model"] for model in data["models"])
     whole = f"#2 holds older recordings of {', '.join(names)} than an earlier file does"
