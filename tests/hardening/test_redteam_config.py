@@ -130,3 +130,20 @@ def test_rescore_names_the_file_that_set_a_report_it_cannot_write(tmp_path: Path
         f"(e.g. {out / 'report.html'})"
     )
     assert (tmp_path / "results.json").is_file()
+
+
+@pytest.mark.parametrize("command", ["history", "diff", "audit"], ids=["history", "diff", "audit"])
+def test_commands_that_read_no_file_run_beside_a_broken_one(tmp_path: Path, command: str) -> None:
+    """docs/config.md: audit, diff and history read no configuration file, so a broken one in the
+    folder does not stop them (while `lobrec config` refuses it)."""
+    (tmp_path / "lobrec.toml").write_text("concurency = 3\n", encoding="utf-8")
+    expected = str(ROOT / "fixtures" / "expected-results.json")
+    args = {
+        "history": ["history", expected, expected],
+        "diff": ["diff", expected, expected, "--model", "auto"],
+        "audit": ["audit", str(CASSETTES)],
+    }[command]
+    done = run_lobrec(args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    assert run_lobrec(["config"], cwd=tmp_path).returncode == 2
