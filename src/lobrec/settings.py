@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -198,26 +198,30 @@ def _decode(table: Mapping[str, Any], where: str) -> FileSettings:
     return found
 
 
+def _refusal(value: Any, check: Callable[[Any], object], errors: type[Exception]) -> str | None:
+    """What `check` says against a value set in the file, in the option's words; None when it
+    accepts it or nothing is set."""
+    if value is None:
+        return None
+    try:
+        check(value)
+    except errors as exc:
+        return str(exc).removeprefix("--max-errored ")
+    return None
+
+
 def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
-    """Values of the right type that the option itself would refuse, in the option's words."""
+    """Values of the right type that the option itself would refuse, in the option's words (the
+    base URL by the gateway's own rule: an empty one is never replaced by the remote default).
+    Retry delays given as a list are already spelt as the option spells them (`_decode`)."""
     from lobrec.core.gates import parse_allowance
 
-    problems = []
-    if found.base_url is not None:
-        try:
-            check_url(found.base_url)
-        except ConfigError as exc:
-            problems.append(("base-url", str(exc)))
-    if isinstance(found.retry_delays, str):
-        try:
-            parse_delays(found.retry_delays)
-        except ValueError as exc:
-            problems.append(("retry-delays", str(exc)))
-    if found.max_errored is not None:
-        try:
-            parse_allowance(str(found.max_errored))
-        except ValueError as exc:
-            problems.append(("max-errored", str(exc).removeprefix("--max-errored ")))
+    checks: list[tuple[str, Any, Callable[[Any], object], type[Exception]]] = [
+        ("base-url", found.base_url, check_url, ConfigError),
+        ("retry-delays", found.retry_delays, parse_delays, ValueError),
+        ("max-errored", found.max_errored, lambda value: parse_allowance(str(value)), ValueError),
+    ]
+    problems = [(key, problem) for key, *check in checks if (problem := _refusal(*check)) is not None]
     if found.models is not None and not all(model.strip() for model in found.models):
         problems.append(("models", "a model name is empty"))
     for name in PATH_KEYS:
