@@ -147,3 +147,22 @@ def test_commands_that_read_no_file_run_beside_a_broken_one(tmp_path: Path, comm
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr == b""
     assert run_lobrec(["config"], cwd=tmp_path).returncode == 2
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["table", "json"])
+def test_config_never_prints_credentials_in_the_base_url(tmp_path: Path, as_json: bool) -> None:
+    """LOBSTACK_BASE_URL holding a user, password or query (which `record` refuses): `lobrec config`
+    shows it masked as every message does, so a CI log of it leaks nothing."""
+    url = "https://someone:hunter2-secret@gw.example.test/v1?api_key=sk-abcdef0123456789"
+    args = ["config", "--json"] if as_json else ["config"]
+    done = run_lobrec(args, cwd=tmp_path, env=cli_env(LOBSTACK_BASE_URL=url))
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode()
+    for secret in ("someone", "hunter2", "sk-abcdef"):
+        assert secret not in out
+    masked = "https://<credentials>@gw.example.test/v1?<query>"
+    if as_json:
+        row = next(row for row in json.loads(out)["settings"] if row["key"] == "base-url")
+        assert (row["value"], row["source"]) == (masked, "environment")
+    else:
+        assert masked in out

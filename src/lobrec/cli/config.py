@@ -28,7 +28,7 @@ def config_command(
         {
             "key": name.replace("_", "-"),
             "option": option_name(name),
-            "value": setting.value,
+            "value": masked(name, setting.value),
             "source": setting.source,
             "where": setting.where,
         }
@@ -53,6 +53,14 @@ def config_command(
         source = row["source"] if where is None else f"{row['source']} ({where})"
         table.add_row(row["key"], row["option"], Text(plain(shown(row["value"]))), Text(plain(source)))
     report_console().print(table)
+
+
+def masked(name: str, value: Any) -> Any:
+    """The base URL with any user, password or query masked (`lobrec.gateway.mask_url`), as every
+    message shows it: `lobrec config` is run in CI logs, and `record` refuses such a URL anyway."""
+    from lobrec.gateway import mask_url
+
+    return mask_url(value) if name == "base_url" and isinstance(value, str) else value
 
 
 def option_name(name: str) -> str:
