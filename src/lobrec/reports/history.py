@@ -394,6 +394,16 @@ class Tick(NamedTuple):
     text: str
 
 
+class SuiteLine(NamedTuple):
+    """Where the suite changed: the file's x, the version, and where its label starts or ends (to the
+    left of the line; to the right when that would cross the chart's left edge)."""
+
+    at: float
+    text: str
+    text_x: float
+    anchor: str
+
+
 class Chart(NamedTuple):
     width: int
     height: int
@@ -403,7 +413,7 @@ class Chart(NamedTuple):
     plot_height: int
     y_ticks: list[Tick]
     x_ticks: list[Tick]
-    suite_lines: list[Tick]
+    suite_lines: list[SuiteLine]
     """Where the suite changed: the x of that file and its suite."""
     series: list[Series]
 
@@ -474,9 +484,20 @@ def _leader(last: Marker, label_y: float, end: float, axes: _Axes) -> Segment | 
     return None
 
 
-def _suite_ticks(history: History, axes: _Axes) -> list[Tick]:
-    """Where the suite changed: that file's x and its suite version."""
-    return [Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed]
+def _suite_lines(history: History, axes: _Axes) -> list[SuiteLine]:
+    """Where the suite changed: that file's x and its suite version, labelled `§ suite 1.2.0` left of
+    the line, or right of it near the left edge (a change at #2 of fifty files)."""
+    from lobrec.reports._labels import text_width
+
+    lines = []
+    for run in history.runs:
+        if run.suite_changed:
+            at = axes.x(run.run)
+            if at - 4 - text_width(f"§ suite {run.suite.version}") >= 0:
+                lines.append(SuiteLine(at, run.suite.version, at - 4, "end"))
+            else:
+                lines.append(SuiteLine(at, run.suite.version, at + 4, "start"))
+    return lines
 
 
 def _x_ticks(history: History, axes: _Axes) -> list[Tick]:
@@ -524,7 +545,7 @@ def chart(history: History) -> Chart:
             Tick(axes.y(axes.low + i * axes.step), f"{axes.low + i * axes.step:g}%") for i in range(count + 1)
         ],
         x_ticks=_x_ticks(history, axes),
-        suite_lines=[Tick(axes.x(run.run), run.suite.version) for run in history.runs if run.suite_changed],
+        suite_lines=_suite_lines(history, axes),
         series=series,
     )
 
