@@ -167,7 +167,7 @@ def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> F
     changes = {}
     for name in PATH_KEYS:
         value = getattr(found, name)
-        if value is not None and value != "-":
+        if value is not None and not (value == "-" and name in REPORT_KEYS):  # `-`: stdout, for reports only
             changes[name] = str(folder / Path(value).expanduser())
     return msgspec.structs.replace(found, **changes)
 

@@ -166,3 +166,15 @@ def test_config_never_prints_credentials_in_the_base_url(tmp_path: Path, as_json
         assert (row["value"], row["source"]) == (masked, "environment")
     else:
         assert masked in out
+
+
+def test_a_dash_is_stdout_for_reports_only(tmp_path: Path) -> None:
+    """`-` means stdout for a report; for the suite or the cassettes folder it is a name like any
+    other, so it is relative to the file's folder, not to the folder the command runs in."""
+    (tmp_path / "lobrec.toml").write_text('suite = "-"\ncassettes = "-"\njson = "-"\n', encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    done = run_lobrec(["config", "--json"], cwd=tmp_path / "sub")
+    assert done.returncode == 0, done.stderr.decode()
+    values = {row["key"]: row["value"] for row in json.loads(done.stdout)["settings"]}
+    beside = str(tmp_path / "-")
+    assert (values["suite"], values["cassettes"], values["json"]) == (beside, beside, "-")
