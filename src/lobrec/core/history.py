@@ -31,6 +31,7 @@ import msgspec
 
 from lobrec.core.compare import Comparison, compare
 from lobrec.core.results import ModelResult, Record, RunResult, SuiteRef
+from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.core.suitediff import Kind, diff_suites
 
@@ -245,7 +246,7 @@ def step(
     scope = step_scope(old_suite, new_suite, suites)
     result = paired_test(before, after, scope)
     a, b = _overall(before), _overall(after)
-    repeated = before.repeats is not None or after.repeats is not None
+    repeated = runs_of(before).repeated or runs_of(after).repeated  # compare's own rule
     return Step(
         since=since,
         provenance=provenance(before, after),
@@ -254,7 +255,7 @@ def step(
         reason=scope.reason,
         cases=0 if result is None else result.paired,
         left_out=scope.left_out,
-        test="sign" if repeated else "mcnemar",
+        test=result.test if result is not None else "sign" if repeated else "mcnemar",
         worse=0 if result is None else result.b,
         better=0 if result is None else result.c,
         p_value=None if result is None else result.p_value,
