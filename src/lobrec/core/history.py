@@ -56,7 +56,8 @@ class HistoryRun(Record, frozen=True, kw_only=True):
     provenance."""
     models: int
     suite_changed: bool
-    """The judging suite differs from the previous file's (name, version, or content hash)."""
+    """The judging suite differs from the previous file's in name or version (`same_suite`: another
+    content hash of one version is the same suite)."""
     recorded_earlier: list[str]
     """Models whose recordings here are older than in an earlier file holding them: a recording
     never goes back in time (a rescore keeps its dates), so were the files given out of order?"""
