@@ -256,12 +256,8 @@
     var hint = document.getElementById("sort-hint");
     if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
   }
-  /* A cell's drill-down is built by the scripts: only with them does the page offer it. */
-  var cellsHint = document.getElementById("cells-hint");
-  if (cellsHint) {
-    cellsHint.textContent = "Click a cell to see the model's calls beside the expected ones; " +
-      "the address then links to that cell. Escape closes it. ";
-  }
+  /* Words offering what only the scripts do (a cell's drill-down, the filters) wait in `data-hint`. */
+  each(document.querySelectorAll(".js-hint"), function (hint) { hint.textContent = hint.getAttribute("data-hint"); });
   /* The matrix's columns (columns.js) keep their choice in the address too. */
   function applyColumns() {
     if (window.lobrecColumns) window.lobrecColumns.apply(state.cols || "", state.open || "");
