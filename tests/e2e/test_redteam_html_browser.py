@@ -46,7 +46,9 @@ def write(tmp_path: Path, run: RunResult, suite: Suite, name: str = "report.html
 # --- the address: values the page cannot honour are ignored ---------------------------------------
 
 
-def test_a_kind_in_the_address_on_a_page_with_no_kind_filter_is_ignored(chromium: str, tmp_path: Path) -> None:
+def test_a_kind_in_the_address_on_a_page_with_no_kind_filter_is_ignored(
+    chromium: str, tmp_path: Path
+) -> None:
     """acme/tool-llm-7b errored on every case: no failed step, so no kind filter to match rows by."""
     run = sample_run()
     page = write(tmp_path, msgspec.structs.replace(run, models=[run.models[2]]), sample_suite())
@@ -67,14 +69,18 @@ _HASHES = """<script>
     }
     location.hash = steps.shift();
     setTimeout(function () {
-      var names = Array.prototype.map.call(document.querySelectorAll("table.leader tbody tr"), function (row) {
+      var map = Array.prototype.map;
+      var names = map.call(document.querySelectorAll("table.leader tbody tr"), function (row) {
         return row.cells[0].textContent;
       });
-      var arrows = Array.prototype.map.call(document.querySelectorAll("table.leader .arrow"), function (arrow) {
+      var arrows = map.call(document.querySelectorAll("table.leader .arrow"), function (arrow) {
         return arrow.textContent;
       }).join("");
-      var sorted = document.querySelector("table.leader th[aria-sort]");
-      log.push({board: names, arrows: arrows, sorted: sorted ? sorted.querySelector("button").getAttribute("data-key") + " " + sorted.getAttribute("aria-sort") : null});
+      var head = document.querySelector("table.leader th[aria-sort]");
+      var sorted = head
+        ? head.querySelector("button").getAttribute("data-key") + " " + head.getAttribute("aria-sort")
+        : null;
+      log.push({board: names, arrows: arrows, sorted: sorted});
       next();
     }, 50);
   }
@@ -87,7 +93,8 @@ def hash_steps(chromium: str, tmp_path: Path, page: Path, hashes: list[str]) -> 
     """The leaderboard after each address in turn (set as a reader would follow links)."""
     script = _HASHES.replace("HASHES", json.dumps(hashes))
     stepped = tmp_path / "stepped.html"
-    stepped.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "\n</body>"), encoding="utf-8")
+    text = page.read_text(encoding="utf-8").replace("</body>", script + "\n</body>")
+    stepped.write_text(text, encoding="utf-8")
     raw = dump_dom(chromium, tmp_path, stepped.as_uri())
     found = re.search(r'data-log="([^"]*)"', raw)
     assert found is not None, "the stepping script did not finish"
@@ -100,7 +107,8 @@ RANKING = ["auto", "openai/o4-mini", "acme/tool-llm-7b"]
 
 def test_an_unknown_sort_key_in_the_address_leaves_the_ranking(chromium: str, tmp_path: Path) -> None:
     page = write(tmp_path, sample_run(), sample_suite())
-    steps = hash_steps(chromium, tmp_path, page, ["#sort=bogus", "#sort=model", "#sort=-", "#sort=-__proto__"])
+    addresses = ["#sort=bogus", "#sort=model", "#sort=-", "#sort=-__proto__"]
+    steps = hash_steps(chromium, tmp_path, page, addresses)
     by_model = ["acme/tool-llm-7b", "auto", "openai/o4-mini"]
     assert [step["board"] for step in steps] == [RANKING, by_model, RANKING, RANKING]
     assert [step["sorted"] for step in steps] == [
@@ -171,7 +179,10 @@ def hostile_run() -> tuple[RunResult, Suite]:
         steps = [
             msgspec.structs.replace(
                 step,
-                calls=[msgspec.structs.replace(call, arguments=json.dumps({"path": "P" * 400})) for call in step.calls],
+                calls=[
+                    msgspec.structs.replace(call, arguments=json.dumps({"path": "P" * 400}))
+                    for call in step.calls
+                ],
                 mismatches=[
                     msgspec.structs.replace(m, path=m.path + "X" * 200, reason=m.reason + "Y" * 300)
                     for m in step.mismatches
@@ -198,8 +209,10 @@ setTimeout(function () {
     page: fits(document.documentElement),
     board: fits(document.querySelector("#leaderboard .scroll")),
     cases: Array.prototype.every.call(document.querySelectorAll("th.case"), fits),
-    heads: Array.prototype.every.call(document.querySelectorAll("table.matrix thead th + th, table.groups thead th + th"),
-      function (head) { return head.getBoundingClientRect().width <= HEAD_PX; })
+    heads: Array.prototype.every.call(
+      document.querySelectorAll("table.matrix thead th + th, table.groups thead th + th"),
+      function (head) { return head.getBoundingClientRect().width <= HEAD_PX; }
+    )
   };
   var panel = document.querySelector("details.cell[open] > .panel");
   if (panel) out.panel = fits(panel);
@@ -226,7 +239,12 @@ def measure(chromium: str, tmp_path: Path, page: str, width: int, address: str =
         encoding="utf-8",
     )
     done = run_chromium(
-        chromium, tmp_path, "--window-size=1600,1000", "--virtual-time-budget=3000", "--dump-dom", path.as_uri()
+        chromium,
+        tmp_path,
+        "--window-size=1600,1000",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        path.as_uri(),
     )
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
     found = re.search(r'data-measure="([^"]*)"', done.stdout.decode("utf-8"))

@@ -1,5 +1,6 @@
 """The HTML report against hostile case ids and model names (a red team's findings; docs/reliability.md,
-"The HTML report against a red team"). The page is rendered by `render_html`, as `lobrec rescore --html` writes it.
+"The HTML report against a red team"). The page is rendered by `render_html`, as
+`lobrec rescore --html` writes it.
 
 - Case ids that are alike once made into element ids (cut at 60 characters, or differing only in
   characters an id cannot hold) must still give every cell its own id: the drill-downs' data is
@@ -34,7 +35,9 @@ def renamed(run: RunResult, suite: Suite, names: dict[str, str]) -> tuple[RunRes
     models = [
         msgspec.structs.replace(
             model,
-            cases=[msgspec.structs.replace(result, id=names.get(result.id, result.id)) for result in model.cases],
+            cases=[
+                msgspec.structs.replace(result, id=names.get(result.id, result.id)) for result in model.cases
+            ],
         )
         for model in run.models
     ]
@@ -84,7 +87,9 @@ LONG = "acme/" + "very-long-model-name-" * 12 + "v1"
 
 def _plot_of(names: list[str]) -> Plot:
     run = sample_run()
-    models = [msgspec.structs.replace(model, model=name) for model, name in zip(run.models, names, strict=False)]
+    models = [
+        msgspec.structs.replace(model, model=name) for model, name in zip(run.models, names, strict=False)
+    ]
     found = plot(report_view(msgspec.structs.replace(run, models=models)))
     assert isinstance(found, Plot)
     return found
@@ -97,7 +102,7 @@ def test_a_long_model_name_is_labelled_inside_the_plot(name: str) -> None:
     x = float(point.text_x)
     width = text_width(point.label)
     left, right = (x - width, x) if point.anchor_end else (x, x + width)
-    assert 0 <= left and right <= WIDTH, (left, right)
+    assert left >= 0 and right <= WIDTH, (left, right)
     assert point.label.endswith("…") and name.startswith(point.label[:-1])
     assert point.title.startswith(f"{name}: ")  # the hover keeps the whole name
 
@@ -105,5 +110,3 @@ def test_a_long_model_name_is_labelled_inside_the_plot(name: str) -> None:
 def test_a_name_that_fits_is_labelled_whole() -> None:
     found = _plot_of(["openai/o4-mini"])
     assert [point.label for point in found.points if point.model == "openai/o4-mini"] == ["openai/o4-mini"]
-
-
