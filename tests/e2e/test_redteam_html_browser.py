@@ -278,8 +278,9 @@ def test_an_open_cell_of_long_values_needs_no_sideways_scroll_at_390_px(
 
 # --- JavaScript off ----------------------------------------------------------------------------
 
-PROMISES = ["Click a cell", "Escape closes", "The case filter below"]
-"""Words offering what only the scripts do: a cell's drill-down (and its key), the filters."""
+PROMISES = ["Click a cell", "Escape closes", "The case filter below", "The filters count", "pick any other"]
+"""Words offering what only the scripts do: a cell's drill-down (and its key), the filters, the
+columns of models beyond the top ones."""
 
 _TEXT = """<script>
 setTimeout(function () { document.body.setAttribute("data-text", document.body.innerText); }, 50);
@@ -294,13 +295,17 @@ def visible_text(chromium: str, tmp_path: Path, page: str) -> str:
     return html.unescape(found.group(1))
 
 
-def test_without_the_script_nothing_promises_a_drill_down_or_a_filter(chromium: str, tmp_path: Path) -> None:
-    report = render_html(sample_run(), sample_suite())
+def test_without_the_script_nothing_promises_a_drill_down_or_a_filter(
+    chromium: str, twenty: tuple[RunResult, Path], tmp_path: Path
+) -> None:
+    """Twenty models: the matrix shows the top 12, and says how the others are shown."""
+    report = twenty[1].read_text(encoding="utf-8")
     script = re.search(r"<script>.*?</script>", report, re.S)
     assert script is not None
     off = visible_text(chromium, tmp_path, report.replace(script.group(0), ""))
     assert [words for words in PROMISES if words in off] == []
     assert "A cell's calls and reasons are shown with JavaScript on." in off
+    assert "The other models' columns are shown with JavaScript on." in off
     on = visible_text(chromium, tmp_path, report)
     assert [words for words in PROMISES if words in on] == PROMISES
     assert "shown with JavaScript on" not in on
