@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +162,87 @@ def test_an_open_cell_of_a_model_beyond_the_top_shows_its_column(
     assert f"<strong>sel-01</strong> · {model.model} " in raw  # its drill-down, built
     assert matrix_heads(raw)[-1] == model.model
     assert len(re.findall(r'<details class="cell" id="[^"]+" open="">', raw)) == 1
+
+
+# --- hostile outside text: markup everywhere, built into the page by the scripts ----------------
+
+EVIL = '"><img src=x onerror=alert(1)><svg onload=alert(2)></script><!--\u2028'
+
+
+def everywhere_evil() -> tuple[RunResult, Suite]:
+    """The sample run and suite with markup in every outside string the page shows: the suite's name
+    and version, case ids and notes, model names, tool names, arguments (keys and values), schema
+    errors, replies, mismatches, reasons, the answering model and API errors."""
+    run, suite = sample_run(), sample_suite()
+
+    def step(verdict: Any) -> Any:
+        calls = [
+            msgspec.structs.replace(
+                call, name=(call.name or "") + EVIL, arguments=json.dumps({EVIL: EVIL}), schema_errors=[EVIL]
+            )
+            for call in verdict.calls
+        ]
+        mismatches = [
+            msgspec.structs.replace(m, path=EVIL, reason=EVIL, got=EVIL, expected=EVIL)
+            for m in verdict.mismatches
+        ]
+        return msgspec.structs.replace(verdict, calls=calls, mismatches=mismatches, content=EVIL)
+
+    def case(result: Any) -> Any:
+        api = [msgspec.structs.replace(call, answered_by=EVIL, error=EVIL) for call in result.api_calls]
+        return msgspec.structs.replace(
+            result,
+            id=result.id + EVIL,
+            steps=[step(each) for each in result.steps],
+            api_calls=api,
+            reason=result.reason and EVIL,
+        )
+
+    ref = msgspec.structs.replace(run.suite, name=EVIL, version=EVIL)
+    models = [
+        msgspec.structs.replace(model, model=model.model + EVIL, cases=[case(each) for each in model.cases])
+        for model in run.models
+    ]
+    cases = [msgspec.structs.replace(each, id=each.id + EVIL, note=EVIL) for each in suite.cases]
+    return (
+        msgspec.structs.replace(run, suite=ref, models=models),
+        msgspec.structs.replace(suite, name=EVIL, version=EVIL, cases=cases),
+    )
+
+
+_OPEN_ALL = """<script>
+document.querySelectorAll("details.cell").forEach(function (cell) { window.lobrecBuildCell(cell); });
+document.querySelectorAll("details").forEach(function (part) { part.open = true; });
+</script>"""
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.handlers: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.handlers += [(tag, name) for name, _ in attrs if name.startswith("on")]
+
+
+def test_markup_in_every_outside_string_stays_text_in_every_built_panel(
+    chromium: str, tmp_path: Path
+) -> None:
+    page = render_html(*everywhere_evil()).replace("</body>", _OPEN_ALL + "\n</body>")
+    path = tmp_path / "evil.html"
+    path.write_text(page, encoding="utf-8")
+    dom = dump_dom(chromium, tmp_path, path.as_uri())
+    assert dom.count('<div class="panel" role="dialog">') == 36  # every cell's drill-down, built
+    tags = _Tags()
+    tags.feed(dom)
+    assert tags.handlers == []
+    assert {"img", "iframe", "object", "embed", "a", "form", "base", "link"} & tags.tags == set()
+    assert dom.count("<script") == 3  # the data, the report's script, and the one opening every panel
+    assert dom.count("<svg") == 1  # the plot's
+    shown = "&lt;img src=x onerror=alert(1)&gt;&lt;svg onload=alert(2)&gt;&lt;/script&gt;&lt;!--"
+    assert dom.count(shown) > 100  # as text: in every table, heading and panel
 
 
 # --- hostile outside text: very long runs without a space ---------------------------------------
