@@ -6,8 +6,9 @@ reading lobrec's implementation of them (`lobrec.core.failures`, `tiers`, `routi
 arithmetic, each step's failure kind, `broke_at`, each model's `failures`, the tiers, the
 resolution (run and pair), and `auto`'s routing section. The cross-check tests compare the two.
 
-Where the docs left a choice open, the reading taken here is marked `AMBIGUITY:`; the cross-check
-report lists them with what lobrec does.
+Where the docs left a choice open, the reading taken here is marked `AMBIGUITY:`. Where the first
+reading disagreed with lobrec and the docs did not settle it, docs/metrics.md now states lobrec's
+rule and the line here is marked `Settled`; tests/cleanroom/test_disagreements.py pins each one.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def _strict_json(text: str | None) -> tuple[bool, object]:
 
 _ARGS_PATH = re.compile(r"calls\[(\d+)\]\.arguments")
 _CALL_PATH = re.compile(r"calls\[\d+\]")
+_NAMED_PATH = re.compile(r"calls\[\d+\]\.arguments\.(.+)", re.DOTALL)
 
 
 def later_names(case: Case, index: int) -> set[str]:
@@ -100,14 +102,16 @@ def classify(verdict: StepVerdict, later: Iterable[str] = ()) -> Kind | None:
     calls = verdict.calls
     if "message" in paths:
         return Kind("reply_withheld")
-    if verdict.expects == "no_call" and calls:
-        return Kind("call_not_needed")
+    if verdict.expects == "no_call":
+        # Settled with lobrec (docs/metrics.md): the rows below read a step where a call was due.
+        return Kind("call_not_needed" if calls else "other")
     # AMBIGUITY: "a call had no name": None only; an empty string "" is taken as a name here.
     if "tool_calls" in paths or any(call.name is None for call in calls):
         return Kind("malformed_tool_calls")
     if verdict.expects == "call" and not calls:
         return Kind("no_call")
-    if any(not call.offered for call in calls):
+    # Settled (docs/metrics.md): a call not offered whose name the step does not expect.
+    if any(not call.offered and call.name not in verdict.expected_names for call in calls):
         return Kind("made_up_tool")
     called = Counter(call.name for call in calls)
     expected = Counter(verdict.expected_names)
@@ -121,9 +125,10 @@ def classify(verdict: StepVerdict, later: Iterable[str] = ()) -> Kind | None:
     if surplus and missing:
         return Kind("wrong_tool")
     forms = set()
-    for path in paths:
-        found = _ARGS_PATH.fullmatch(path)
-        if found is None:
+    for mismatch in verdict.mismatches:
+        # Settled (docs/metrics.md): a mismatch at calls[i].arguments without a check.
+        found = _ARGS_PATH.fullmatch(mismatch.path)
+        if found is None or mismatch.check is not None:
             continue
         index = int(found.group(1))
         text = calls[index].arguments if index < len(calls) else None
@@ -135,6 +140,10 @@ def classify(verdict: StepVerdict, later: Iterable[str] = ()) -> Kind | None:
     for mismatch in verdict.mismatches:
         if mismatch.check is not None:
             return Kind("argument_check", mismatch.argument, mismatch.check)
+        # Settled (docs/metrics.md): a verdict from before `check`, the argument read from the path.
+        named = _NAMED_PATH.fullmatch(mismatch.path)
+        if named is not None:
+            return Kind("argument_check", named.group(1), None)
     if any(_CALL_PATH.fullmatch(path) for path in paths):
         return Kind("duplicate_call")
     return Kind("other")
@@ -373,11 +382,12 @@ def run_resolution(suite: Suite, models: Sequence[ModelResult]) -> Res | None:
     scored = [m for m in models if m.has_scores]
     if not scored:
         return None
-    n = max(scored_in_run(cases) for m in scored for _, cases in model_runs(m))
-    repeated_models = [m for m in models if len(model_runs(m)) > 1]
-    differ, compared = flips(suite, repeated_models)
+    # Settled (docs/metrics.md): n counts the cases scored in at least one run of the model.
+    n = max(len(pass_rates(suite, m)) for m in scored)
+    differ, compared = flips(suite, models)
     f = Fraction(differ, compared) if compared else Fraction(0)
-    return Res(n, round(float(f * 100), 4), bool(repeated_models), min_difference(n, float(f)))
+    # Settled: `repeated` says flips were measured (some case scored in two runs of a model).
+    return Res(n, round(float(f * 100), 4), compared > 0, min_difference(n, float(f)))
 
 
 def pair_resolution(suite: Suite, a: ModelResult, b: ModelResult) -> Res | None:
@@ -386,13 +396,11 @@ def pair_resolution(suite: Suite, a: ModelResult, b: ModelResult) -> Res | None:
     paired, lower, higher = discordance(suite, a, b)
     if paired == 0:
         return None
-    shares = [Fraction(2 * min(lower, higher), paired)]
-    for model in (a, b):
-        differ, compared = flips(suite, [model])
-        shares.append(Fraction(differ, compared) if compared else Fraction(0))
-    f = max(shares)
-    repeated = len(model_runs(a)) > 1 or len(model_runs(b)) > 1
-    return Res(paired, round(float(f * 100), 4), repeated, min_difference(paired, float(f)))
+    # Settled (docs/metrics.md): the two models' flips pooled, as the run's figure pools every model's.
+    differ, compared = flips(suite, [a, b])
+    pooled = Fraction(differ, compared) if compared else Fraction(0)
+    f = max(pooled, Fraction(2 * min(lower, higher), paired))
+    return Res(paired, round(float(f * 100), 4), compared > 0, min_difference(paired, float(f)))
 
 
 # --- routing --------------------------------------------------------------------------------------
@@ -445,7 +453,9 @@ def cost_per_100(calls: list[ApiCall], cases: int) -> float | None:
 
 def case_cost(result: CaseResult) -> float:
     """AMBIGUITY: the oracle's "cheapest" is read as the case's own summed cost in that candidate's
-    recording (unpriced answers adding nothing)."""
+    recording. Settled (docs/metrics.md): an unpriced 2xx makes it unknown, so the dearest."""
+    if any(_unpriced(call) for call in result.api_calls):
+        return math.inf
     return _price(result.api_calls)
 
 
@@ -538,8 +548,9 @@ def routing(suite: Suite, models: Sequence[ModelResult]) -> RoutingRef | None:
     if not names:
         return None
     candidates = sorted(names)
-    recorded = [name for name in candidates if name in held]
-    unrecorded = [name for name in candidates if name not in held]
+    # Settled (docs/metrics.md): a candidate the run holds without a scored case is not recorded.
+    recorded = [name for name in candidates if name in held and held[name].has_scores]
+    unrecorded = [name for name in candidates if name not in recorded]
     rated = [held[name] for name in recorded if held[name].metrics.overall.rate is not None]
     best = min(rated, key=lambda m: (-(m.metrics.overall.rate or 0.0), m.model)).model if rated else None
 
@@ -622,7 +633,9 @@ def _routing_run(
         oracle_results.append(pick)
         oracle_passed.append(passed(pick))
     oracle = figure("oracle", oracle_results, oracle_passed, n)
-    regret = round(float(Fraction(sum(oracle_passed) - nex_figure.overall[1], n) * 100), 4) if n else None
+    # Settled (docs/metrics.md): the difference of the two rates as written (each to 4 decimals).
+    shown_nex, shown_oracle = nex_figure.overall[0], oracle.overall[0]
+    regret = None if shown_nex is None or shown_oracle is None else round(shown_oracle - shown_nex, 4)
     return RunRef(number, n, nex_figure, candidate_figures, direct, oracle, regret)
 
 
@@ -630,11 +643,14 @@ def resolved(a: ModelResult, b: ModelResult, resolution: Res | None) -> bool | N
     """Whether the observed overall difference reaches the pair's resolution.
 
     AMBIGUITY: "the observed overall difference" is read as |B's overall - A's overall| as the
-    files state them (the diff's overall delta), not the difference on the paired cases only; and
-    with no resolvable difference (`min_difference` null) there is no verdict (None).
+    files state them (the diff's overall delta), not the difference on the paired cases only.
+    Settled (docs/metrics.md): with no resolvable difference (`min_difference` null) it is not
+    resolved (False).
     """
-    if resolution is None or resolution.min_difference is None:
+    if resolution is None:
         return None
+    if resolution.min_difference is None:
+        return False
     rate_a, rate_b = a.metrics.overall.rate, b.metrics.overall.rate
     if rate_a is None or rate_b is None:
         return None

@@ -7,6 +7,7 @@ folder: nothing here reads lobrec's implementation of the figures under test.
 
 from __future__ import annotations
 
+import msgspec
 from hypothesis import strategies as st
 
 from lobrec.core.metrics import model_result
@@ -82,9 +83,7 @@ def failed_verdicts(
     """A failed step verdict: any calls (nameless, made up, offered, any arguments), any mismatches."""
     expects = expects or draw(st.sampled_from(["call", "no_call"]))
     if expected is None:
-        expected = (
-            draw(st.lists(st.sampled_from(TOOLS[:3]), min_size=1, max_size=3)) if expects == "call" else []
-        )
+        expected = draw(st.lists(st.sampled_from(TOOLS), min_size=1, max_size=3)) if expects == "call" else []
     calls = draw(st.lists(call_records(), max_size=3))
     names = sorted(str(call.name) for call in calls)
     return StepVerdict(
@@ -225,4 +224,78 @@ def runs(draw: st.DrawFn) -> tuple[Suite, RunResult]:
         answerers = (*CANDIDATES, None, "auto") if name == "auto" else (name, None)
         models.append(draw(model_entries(suite, name, answerers)))
     run = RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=models)
+    return suite, finish_run(suite, run)
+
+
+# --- many models on many one-step cases (tiers and the resolution) --------------------------------
+
+
+def one_step_suite(count: int) -> Suite:
+    """`count` one-step no-call cases: a case passes or fails, nothing else matters here."""
+    cases = [
+        Case(
+            id=f"c{index:02}",
+            group="no_call",
+            tools=list(TOOLS[:3]),
+            messages=[Message(role="user", content="hi")],
+            steps=[NoCallStep()],
+        )
+        for index in range(count)
+    ]
+    tools = [Tool(type="function", function=FunctionSpec(name=name, parameters={})) for name in TOOLS]
+    return Suite(name="tiers", version="1.0.0", system_prompt="", tools=tools, cases=cases)
+
+
+def one_step_case(case_id: str, outcome: str) -> CaseResult:
+    """`passed`, `failed` (a needless call), or a status with nothing judged."""
+    if outcome not in ("passed", "failed"):
+        return CaseResult(id=case_id, group="no_call", status=outcome)  # type: ignore[arg-type]
+    calls = (
+        []
+        if outcome == "passed"
+        else [CallRecord(name="t_a", arguments="{}", offered=True, schema_valid=True)]
+    )
+    verdict = StepVerdict(
+        index=0, expects="no_call", passed=not calls, names_match=not calls, expected_names=[], calls=calls
+    )
+    api = ApiCall(step=0, attempt=0, status=200, latency_ms=10.0, cost_usd=0.001, judged=True)
+    return CaseResult(id=case_id, group="no_call", status="scored", steps=[verdict], api_calls=[api])
+
+
+@st.composite
+def ranked_runs(draw: st.DrawFn) -> tuple[Suite, RunResult]:
+    """2-6 models on 6-40 cases of shared difficulty: each model passes the cases below its ability,
+    with a few cases the other way, a few flipping between its runs and a few errored; now and then
+    a model's twin under another name, so that ties, clear gaps and near misses all occur."""
+    count = draw(st.integers(6, 40))
+    suite = one_step_suite(count)
+    difficulty = draw(st.permutations(range(count)))
+    indexes = st.integers(0, count - 1)
+    entries: list[ModelResult] = []
+    for number in range(draw(st.integers(2, 6))):
+        name = f"m{number}"
+        if entries and draw(st.integers(0, 4)) == 0:
+            twin = draw(st.sampled_from(entries))
+            entries.append(msgspec.structs.replace(twin, model=name))
+            continue
+        ability = count * draw(st.sampled_from(range(11))) // 10
+        noise = draw(st.sets(indexes, max_size=3))
+        runs = []
+        for run in range(draw(st.sampled_from([1, 1, 1, 2, 3]))):
+            flipped = draw(st.sets(indexes, max_size=3)) if run else set()
+            errored = draw(st.sets(indexes, max_size=2))
+            outcomes = [
+                "errored"
+                if index in errored
+                else "passed"
+                if (difficulty[index] < ability) ^ (index in noise) ^ (index in flipped)
+                else "failed"
+                for index in range(count)
+            ]
+            cases = [
+                one_step_case(case.id, outcome) for case, outcome in zip(suite.cases, outcomes, strict=True)
+            ]
+            runs.append(model_result(suite, name, cases, False))
+        entries.append(combine_runs(suite, runs))
+    run = RunResult(suite=SuiteRef(name=suite.name, version=suite.version), models=entries)
     return suite, finish_run(suite, run)

@@ -246,15 +246,16 @@ def test_a_candidate_without_scores_is_not_recorded() -> None:
 
 
 def test_the_oracle_reads_an_unpriced_case_as_the_dearest() -> None:
-    """Both candidates pass c0; m/a's answer is unpriced (its cost unknown), so the oracle sends c0
-    to m/b, though m/b's priced answer costs more than nothing."""
-    auto = _model("auto", [_case("c0", "passed", "m/a")])
-    alpha = _model("m/a", [_case("c0", "passed", cost=None)])
-    beta = _model("m/b", [_case("c0", "passed", cost=0.004)])
+    """Both candidates pass c0 and c1; m/a's c0 answer is unpriced (its cost unknown), so the oracle
+    sends c0 to m/b, though m/b's priced answer costs more than nothing; c1 costs the same with
+    both and goes to m/a by name. Oracle: (0.004 + 0.001) / 2 cases = 0.25 per 100 cases."""
+    auto = _model("auto", [_case("c0", "passed", "m/a"), _case("c1", "passed", "m/b")])
+    alpha = _model("m/a", [_case("c0", "passed", cost=None), _case("c1", "passed")])
+    beta = _model("m/b", [_case("c0", "passed", cost=0.004), _case("c1", "passed")])
     found = routing(SUITE, auto, [auto, alpha, beta])
-    assert found is not None and found.runs[0].oracle.cost_per_100_cases_usd == 0.4
+    assert found is not None and found.runs[0].oracle.cost_per_100_cases_usd == 0.25
     expected = ref.routing(SUITE, [auto, alpha, beta])
-    assert expected is not None and expected.runs[0].oracle.cost == 0.4
+    assert expected is not None and expected.runs[0].oracle.cost == 0.25
 
 
 def test_regret_is_the_difference_of_the_rates_as_written() -> None:
