@@ -119,6 +119,11 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
         _json(lambda s: s["cases"][0].update(id="../sel-01")),
         "$.cases[0].id: '../sel-01' cannot name a cassette file: it holds a path separator '/'",
     ),
+    (
+        "a suite version that is not a version",
+        _json(lambda s: s.update(version="draft")),
+        "$.version: 'draft' is not a semantic version (MAJOR.MINOR.PATCH)",
+    ),
 ]
 
 

@@ -160,6 +160,30 @@ def test_diff_of_a_results_file_without_its_spread_entry_still_compares(
     assert "Exact sign test on per-case pass rates" in result.stdout
 
 
+_NO_VERSIONS = [(where, version) for where in ("recorded", "judging") for version in ("", "draft", "1")]
+
+
+@pytest.mark.parametrize(("where", "version"), _NO_VERSIONS, ids=[f"{w} {v!r}" for w, v in _NO_VERSIONS])
+def test_diff_of_a_results_file_whose_suite_version_is_no_version_compares(
+    tmp_path: Path, repeated_results: dict[str, Any], version: str, where: str
+) -> None:
+    """CI's hypothesis find: a recorded (or judging) suite version of "" raised ValueError in the
+    newer-suite rule; versions that cannot be ordered are not "newer", so the files compare."""
+    document = json.loads(json.dumps(repeated_results))
+    if where == "recorded":
+        document["models"][0]["recorded"][0]["suite"]["version"] = version
+    else:
+        document["suite"]["version"] = version
+    crafted, other = tmp_path / "crafted.json", tmp_path / "good.json"
+    crafted.write_text(json.dumps(document))
+    other.write_text(json.dumps(repeated_results))
+
+    for pair in ([crafted, other], [other, crafted]):
+        result = CliRunner().invoke(app, ["diff", *map(str, pair)])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        assert result.exit_code == 0, result.stderr
+
+
 _VALUES = st.one_of(
     st.none(),
     st.booleans(),

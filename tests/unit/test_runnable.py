@@ -52,3 +52,15 @@ def test_read_suite_reads_what_load_suite_refuses(tmp_path: Path) -> None:
 
     assert str(refused.value) == f"{path}: {next(runnable_problems(read_suite(path)))}"
     assert read_suite(path).cases[1].id == "a b"
+
+
+@pytest.mark.parametrize("version", ["draft", "1.2", "", "v1.2.0"])
+def test_a_suite_whose_version_is_not_semver_is_not_runnable(version: str) -> None:
+    """Replay compares versions: a "draft" suite errored every case as "another major version" and
+    advised removing the manifests; the run now refuses the suite itself, in one line."""
+    suite = json.loads(encode_suite(build_small_suite()))
+    suite["version"] = version
+
+    assert list(runnable_problems(decode_suite(json.dumps(suite)))) == [
+        f"$.version: {version!r} is not a semantic version (MAJOR.MINOR.PATCH)"
+    ]

@@ -55,7 +55,11 @@ def same_major(recorded: str, judging: str) -> bool:
 def newer_suite_problem(where: Path, recorded: str, suite: SuiteVersion) -> str | None:
     """Why cassettes recorded with suite version `recorded` must not be judged with `suite` silently:
     a newer suite may have cases, requests or checks this one lacks, so the scores would differ
-    without a word. None when `recorded` is not newer. One rule for rescore, diff and record."""
+    without a word. None when `recorded` is not newer, or when either is not a version to order (a
+    run refuses such a suite, a manifest such a recording: only a hand-made results file holds
+    one). One rule for rescore, diff and record."""
+    if not (SEMVER.match(suite.version) and SEMVER.match(recorded)):
+        return None
     old, new = version_order(suite.version), version_order(recorded)
     if new[0] != old[0] or new <= old:  # another major version is never re-judged: errored, not refused
         return None

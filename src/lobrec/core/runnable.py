@@ -6,9 +6,10 @@ validator refuses (an unsupported keyword, nested deeper than 64 levels), a case
 its cassette file, two cases sharing one cassette file (the same id, or ids that differ only in
 letter case, which one file on a case-insensitive disk would hold), an expected call to a tool the
 case does not offer, a check on an argument the tool does not take, and a check pattern with no
-linear-time translation. `lobrec suite check` (`lobrec.core.suitecheck`) reports these with every
-other build rule, in its own words; a run stops at the first one, in these. Pure: Suite in, problem
-lines out.
+linear-time translation, and a version that is not MAJOR.MINOR.PATCH (cassettes are re-judged by
+comparing versions: under a "draft" suite every case would be errored as another major version).
+`lobrec suite check` (`lobrec.core.suitecheck`) reports these with every other build rule, in its
+own words; a run stops at the first one, in these. Pure: Suite in, problem lines out.
 """
 
 from __future__ import annotations
@@ -18,13 +19,25 @@ from collections.abc import Iterator
 from lobrec.core.checks import compile_pattern
 from lobrec.core.ecma import PatternError
 from lobrec.core.jsonschema import check_schema
-from lobrec.core.suite import CallStep, Case, ExpectedCall, Regex, Suite, Tool, case_id_problem, shown_id
+from lobrec.core.suite import (
+    SEMVER,
+    CallStep,
+    Case,
+    ExpectedCall,
+    Regex,
+    Suite,
+    Tool,
+    case_id_problem,
+    shown_id,
+)
 from lobrec.errors import SchemaError
 
 
 def runnable_problems(suite: Suite) -> Iterator[str]:
     """Each rule the suite breaks that would stop or spoil a run, one line each, in file order
-    (tools first, then case by case); a run refuses the suite at the first."""
+    (the version, tools, then case by case); a run refuses the suite at the first."""
+    if not SEMVER.match(suite.version):
+        yield f"$.version: {suite.version!r} is not a semantic version (MAJOR.MINOR.PATCH)"
     for index, tool in enumerate(suite.tools):
         try:
             check_schema(tool.function.parameters)

@@ -264,15 +264,22 @@ class _Cells:
         scores = [self.report.group_cell(number, group) for number in range(len(self.models))]
         return GroupRows(key, _format.group_label(group), scores, rows)
 
+    def _unique(self, cell_id: str, index: int) -> str:
+        """`cell_id`, or (taken: case ids alike once slugged or cut at 60 characters) the first of
+        `cell_id-<index>`, `cell_id-<index+1>`, ... that is free: two cells never share an id, and
+        so never open each other's drill-down."""
+        found, number = cell_id, index
+        while found in self.used:
+            found, number = f"{cell_id}-{number}", number + 1
+        self.used.add(found)
+        return found
+
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
         model, shown = self.models[number], self.views[number]
         result = self.lookup[number].get(case_id)
         verdict = shown.matrix.get(case_id)
         status = "missing" if verdict is None else verdict.status
-        cell_id = f"m{shown.place}-{slug(case_id)}"
-        if cell_id in self.used:
-            cell_id = f"{cell_id}-{index}"
-        self.used.add(cell_id)
+        cell_id = self._unique(f"m{shown.place}-{slug(case_id)}", index)
         symbol, word = STATUS[status]
         title = f"{case_id} · {shown.name}"
         unscored = ""

@@ -56,18 +56,35 @@ def _tick_labels(scale: str, ticks: list[float]) -> list[str]:
     return [f"${tick:.{places}f}" for tick in ticks]
 
 
-def _point_labels(points: list[tuple[str, float, float]], right_edge: float) -> tuple[list[Label], list[str]]:
-    """A label beside each point: on its right, or on its left when the right has no room."""
-    labels, sides = [], []
+def shortened(text: str, room: float) -> str:
+    """`text` as it fits in `room` px: whole, or cut with `…` (the point's hover keeps it whole)."""
+    if text_width(text) <= room:
+        return text
+    while text and text_width(text + "…") > room:
+        text = text[:-1]
+    return text + "…"
+
+
+def _point_labels(
+    points: list[tuple[str, float, float]], right_edge: float
+) -> tuple[list[Label], list[str], list[str]]:
+    """A label beside each point: on its right, or on its left when the right has no room; a name
+    too long for either side is shortened to fit the roomier one, so no label leaves the drawing."""
+    labels, sides, texts = [], [], []
     for name, x, y in points:
-        width = text_width(printable(name))
-        if x + 10 + width <= right_edge:
+        text = printable(name)
+        right, left = right_edge - (x + 10), x - 10 - (WIDTH - right_edge)
+        if text_width(text) > max(right, left):
+            text = shortened(text, max(right, left))
+        width = text_width(text)
+        if width <= right:
             labels.append(Label(x + 10, x + 10 + width, y))
             sides.append("right")
         else:
             labels.append(Label(x - 10 - width, x - 10, y))
             sides.append("left")
-    return labels, sides
+        texts.append(text)
+    return labels, sides, texts
 
 
 class Tick(NamedTuple):
@@ -82,6 +99,8 @@ class Tick(NamedTuple):
 @dataclass(frozen=True)
 class Point:
     model: str
+    label: str
+    """The name as drawn beside the point: shortened with `…` when the whole would leave the plot."""
     x: str
     y: str
     title: str
@@ -165,14 +184,14 @@ def _labelled(
     y_of: Callable[[float], float],
 ) -> tuple[list[Box], list[Point]]:
     """Each point with its label placed clear of the other labels, the points and the x axis."""
-    labels, sides = _point_labels([(point.model, x, y) for point, x, y in located], WIDTH - 4)
+    labels, sides, texts = _point_labels([(point.model, x, y) for point, x, y in located], WIDTH - 4)
     obstacles = [Box(x - 7, y - 7, x + 7, y + 7) for _, x, y in located]
     # The x axis's tick labels and title sit below the frame: labels pushed down must miss them.
     obstacles += [Box(LEFT - 40, TOP + plot_h + 4, LEFT + plot_w + 40, HEIGHT)]
     boxes = place_labels(labels, top=2.0, bottom=TOP + plot_h, obstacles=obstacles)
     points = [
-        _point(point, x, y, box, side, _ci_ys(point, y_of))
-        for (point, x, y), box, side in zip(located, boxes, sides, strict=True)
+        _point(point, text, x, y, box, side, _ci_ys(point, y_of))
+        for (point, x, y), box, side, text in zip(located, boxes, sides, texts, strict=True)
     ]
     return boxes, points
 
@@ -183,7 +202,7 @@ def _ci_ys(point: PlotPoint, y_of: Callable[[float], float]) -> tuple[float, flo
 
 
 def _point(
-    point: PlotPoint, x: float, y: float, box: Box, side: str, ci: tuple[float, float] | None
+    point: PlotPoint, label: str, x: float, y: float, box: Box, side: str, ci: tuple[float, float] | None
 ) -> Point:
     interval = point.ci95
     path, interval_title = None, ""
@@ -202,6 +221,7 @@ def _point(
     text_x = box.x0 if side == "right" else box.x1
     return Point(
         model=point.model,
+        label=label,
         x=f"{x:.1f}",
         y=f"{y:.1f}",
         title=f"{point.model}: {percent(point.rate)}, {cost(point.cost_usd)}",

@@ -29,8 +29,14 @@ KIND_LABELS: dict[str, str] = {
 }
 """Short column headings for the failure kinds (the kinds themselves are in docs/metrics.md)."""
 
-TIER = Column("tier", "Tier", lambda model: DASH if model.tier is None else str(model.tier))
-"""The leaderboard's tier column: models sharing a number cannot be told apart."""
+TIER = Column(
+    "tier",
+    "Tier",
+    lambda model: DASH if model.tier is None else str(model.tier),
+    sort=lambda model: model.tier,
+)
+"""The leaderboard's tier column: models sharing a number cannot be told apart; sorted as a number
+(tier 10 after tier 9), a model with no tier last."""
 
 
 def has_tiers(run: RunResult) -> bool:

@@ -107,14 +107,15 @@
   function apiCalls(rows) {
     if (!rows.length) return null;
     var heads = ["Step", "Attempt", "Status", "Latency", "Cost", "Answered by", "Error"];
+    /* seven columns: on a phone they scroll in their own box, the panel around them fits the screen */
     return el("details", {"class": "api"}, [
       el("summary", {}, ["API calls"]),
-      el("table", {"class": "plain"}, [
+      el("div", {"class": "scroll"}, [el("table", {"class": "plain"}, [
         el("thead", {}, [el("tr", {}, heads.map(function (h) { return el("th", {}, [h]); }))]),
         el("tbody", {}, rows.map(function (row) {
           return el("tr", {}, row.map(function (cell) { return el("td", {}, [cell]); }));
         }))
-      ])
+      ])])
     ]);
   }
 

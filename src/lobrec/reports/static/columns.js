@@ -56,12 +56,21 @@
   function wanted(value) {
     var picked = (value || "").split(",").filter(function (part) {
       return /^\d+$/.test(part) && Number(part) < names.length;
-    }).map(Number);
+    }).map(Number).filter(function (index, at, all) { return all.indexOf(index) === at; });
     if (!picked.length) for (var i = 0; i < top; i += 1) picked.push(i);
     return picked;
   }
-  function apply(value) {
+  /* The column of the open cell (`open`: a cell's id), shown even when not picked: a link to a
+     cell stays valid when the ranking moves its model out of the top ones. */
+  function openColumn(open) {
+    if (!open) return null;
+    var cells = lobrecData().cells;
+    return Object.prototype.hasOwnProperty.call(cells, open) ? cells[open][1] : null;
+  }
+  function apply(value, open) {
     var want = wanted(value);
+    var extra = openColumn(open);
+    if (extra !== null && want.indexOf(extra) < 0) want.push(extra);
     want.forEach(function (index) { if (order.indexOf(index) < 0) build(index); });
     var rows = [matrix.tHead.rows[0]];
     each(matrix.tBodies, function (body) { each(body.rows, function (tr) { rows.push(tr); }); });

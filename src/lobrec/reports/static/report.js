@@ -56,7 +56,11 @@
         text = button.hasAttribute("data-text");
       }
     });
-    if (column < 0) return;
+    if (column < 0) {
+      /* a key no column has (a mistyped or stale link): ignored, the ranking shown */
+      if (state.sort) { state.sort = ""; sortBoard(); }
+      return;
+    }
     each(heads, function (head, index) {
       var arrow = head.querySelector(".arrow");
       if (index === column) {
@@ -158,6 +162,8 @@
     if (controls.kind) {
       controls.kind.value = state.kind || "";
       if (controls.kind.value !== (state.kind || "")) { controls.kind.value = ""; state.kind = ""; }
+    } else {
+      state.kind = ""; /* no failed step, no kind filter: a kind in the address matches nothing */
     }
     if (controls.q && controls.q.value !== (state.q || "")) controls.q.value = state.q || "";
   }
@@ -250,8 +256,12 @@
     var hint = document.getElementById("sort-hint");
     if (hint) hint.textContent = " \u00B7 click a heading to sort by it, again to reverse";
   }
+  /* Words offering what only the scripts do (a cell's drill-down, the filters) wait in `data-hint`. */
+  each(document.querySelectorAll(".js-hint"), function (hint) { hint.textContent = hint.getAttribute("data-hint"); });
   /* The matrix's columns (columns.js) keep their choice in the address too. */
-  function applyColumns() { if (window.lobrecColumns) window.lobrecColumns.apply(state.cols || ""); }
+  function applyColumns() {
+    if (window.lobrecColumns) window.lobrecColumns.apply(state.cols || "", state.open || "");
+  }
   window.lobrecSetState = function (key, value) {
     state[key] = value;
     writeHash();
@@ -260,8 +270,8 @@
   };
   function fromHash() {
     state = readHash();
-    applyColumns();
     if (!CELL.test(state.open || "")) state.open = "";
+    applyColumns();
     each(openCells(), function (cell) { if (cell.id !== state.open) cell.open = false; });
     syncControls();
     sortBoard();
