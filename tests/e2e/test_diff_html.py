@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.compare import compare
+from lobrec.core.compare import Comparison, compare
 from lobrec.core.results import ModelResult, decode_results
 from lobrec.reports.diff import interpretation
 from lobrec.reports.html_page import CSP
@@ -24,13 +24,18 @@ def _by_name() -> dict[str, ModelResult]:
     return {model.model: model for model in run.models}
 
 
-def test_the_page_holds_the_deltas_the_test_and_every_flip(tmp_path: Path) -> None:
+def _page(tmp_path: Path, a: str, b: str) -> tuple[str, Comparison]:
+    """`lobrec diff A B --html`'s page, and the comparison it should show (from the expected results)."""
     page = tmp_path / "diff.html"
-    done = CliRunner().invoke(app, ["diff", ORACLE, SLOPPY, "--html", str(page)])
+    done = CliRunner().invoke(app, ["diff", a, b, "--html", str(page)])
     assert done.exit_code == Exit.OK, done.stderr
-    html = page.read_text(encoding="utf-8")
     models = _by_name()
-    expected = compare(models["fixture/oracle"], models["fixture/sloppy"])
+    names = [Path(side).name.replace("%2F", "/") for side in (a, b)]
+    return page.read_text(encoding="utf-8"), compare(models[names[0]], models[names[1]])
+
+
+def test_the_page_holds_the_deltas_the_test_and_every_flip(tmp_path: Path) -> None:
+    html, expected = _page(tmp_path, ORACLE, SLOPPY)
     assert f'content="{CSP}"' in html
     assert '<h1>fixture/oracle <span class="version">(A)</span> → fixture/sloppy' in html
     overall = (
@@ -47,12 +52,7 @@ def test_the_page_holds_the_deltas_the_test_and_every_flip(tmp_path: Path) -> No
 
 
 def test_repeated_runs_show_each_sides_pass_rate(tmp_path: Path) -> None:
-    page = tmp_path / "diff.html"
-    done = CliRunner().invoke(app, ["diff", FLAKY, SLOPPY, "--html", str(page)])
-    assert done.exit_code == Exit.OK, done.stderr
-    html = page.read_text(encoding="utf-8")
-    models = _by_name()
-    expected = compare(models["fixture/flaky"], models["fixture/sloppy"])
+    html, expected = _page(tmp_path, FLAKY, SLOPPY)
     assert expected.repeats is not None
     assert f"<h3>Pass rate lower in B ({len(expected.pass_to_fail)})</h3>" in html
     assert (

@@ -54,3 +54,29 @@ def test_core_imports_no_io_library() -> None:
         if name in FORBIDDEN or name.split(".")[0] in FORBIDDEN
     }
     assert offenders == set()
+
+
+INPUT_ERRORS = {"SuiteError", "SchemaError"}
+"""The shell's exception types the core may raise: those naming an input it was handed
+(docs/architecture.md); network and disk failures are the shell's to name."""
+
+
+def test_core_imports_only_itself_and_the_input_errors_of_lobrec() -> None:
+    offenders = set()
+    for path in sorted(CORE.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("lobrec"):
+                if node.module == "lobrec.errors":
+                    offenders.update(
+                        f"{path.name}: {a.name}" for a in node.names if a.name not in INPUT_ERRORS
+                    )
+                elif not node.module.startswith("lobrec.core"):
+                    offenders.add(f"{path.name}: {node.module}")
+            elif isinstance(node, ast.Import):
+                offenders.update(
+                    f"{path.name}: {a.name}"
+                    for a in node.names
+                    if a.name.startswith("lobrec") and not a.name.startswith("lobrec.core")
+                )
+    assert offenders == set()

@@ -13,7 +13,6 @@ Errored cases are not classified: their `reason` is an infrastructure failure, s
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable
@@ -23,6 +22,7 @@ import msgspec
 
 from lobrec.core.results import CaseResult, FailureKind, StepVerdict
 from lobrec.core.suite import CallStep, Case
+from lobrec.core.wire import loads_json
 
 FAILURE_KINDS: tuple[FailureKind, ...] = get_args(FailureKind)
 """Every kind, in precedence order (and the order of a model's `failures`)."""
@@ -44,7 +44,7 @@ def _parses(text: str | None) -> bool:
     if text is None:
         return False
     try:
-        json.loads(text)
+        loads_json(text)  # the judge's reading: `{"a": NaN}` is not JSON, as its mismatch says
     except ValueError:
         return False
     except RecursionError:  # nested past Python's limit: JSON unless it opens as the object it isn't

@@ -258,8 +258,8 @@ def unpriced_calls(cases: list[CaseResult], scored_count: int) -> list[str]:
     ]
 
 
-def _cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
-    """What the run cost per 100 scored cases: every priced answer, any status, errored cases
+def cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
+    """What `cases` cost per 100 of `scored_count` cases: every priced answer, any status, errored cases
     included (not in the divisor); hidden when any 2xx answer was unpriced."""
     if scored_count == 0 or unpriced_calls(cases, scored_count):
         return None
@@ -285,7 +285,7 @@ def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
         parallel=_case_rate(scored, _parallel),
         no_call_needed=_case_rate(scored, _no_call_needed),
         latency_p50_ms=_latency_p50(ordered, len(scored_results)),
-        cost_per_100_cases_usd=_cost_per_100(ordered, len(scored_results)),
+        cost_per_100_cases_usd=cost_per_100(ordered, len(scored_results)),
         latency_p50_judged_ms=_latency_p50_judged(scored_results),
         unpriced_calls=unpriced_calls(ordered, len(scored_results)),
     )

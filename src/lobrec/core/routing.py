@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from lobrec.core.metrics import compute_metrics, rate
+from lobrec.core.metrics import compute_metrics, cost_per_100, rate
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import (
     CaseResult,
@@ -55,17 +55,20 @@ def _scored(case: CaseResult | None) -> bool:
 
 
 def _figure(suite: Suite, name: str, cases: Sequence[CaseResult], passed: Sequence[bool]) -> RouteFigure:
+    """`passed` has one entry per case the figure counts; `cases` every recording they were answered
+    with (direct answers a case with every model Nex chose for it), so the cost is per counted case."""
     metrics = compute_metrics(suite, list(cases))
     return RouteFigure(
         name=name,
         overall=rate(sum(passed), len(passed)),
-        cost_per_100_cases_usd=metrics.cost_per_100_cases_usd,
+        cost_per_100_cases_usd=cost_per_100(list(cases), len(passed)),
         latency_p50_ms=metrics.latency_p50_ms,
     )
 
 
-def _cost(suite: Suite, case: CaseResult) -> float:
-    cost = compute_metrics(suite, [case]).cost_per_100_cases_usd
+def _cost(case: CaseResult) -> float:
+    """The case's cost, for the oracle's cheapest: an unpriced answer's is unknown, so the dearest."""
+    cost = cost_per_100([case], 1)
     return math.inf if cost is None else cost
 
 
@@ -87,12 +90,12 @@ def _direct(compared: Sequence[CaseResult], candidates: Candidates) -> tuple[lis
     return cases, passed
 
 
-def _oracle(suite: Suite, case_id: str, candidates: Candidates) -> CaseResult:
+def _oracle(case_id: str, candidates: Candidates) -> CaseResult:
     """The candidate an oracle router sends the case to: one that passed it (the cheapest, then by
     name), or the cheapest of all when none did."""
     options = [(runs[case_id], name) for name, runs in candidates.items()]
     passing = [option for option in options if option[0].passed] or options
-    return min(passing, key=lambda option: (_cost(suite, option[0]), option[1]))[0]
+    return min(passing, key=lambda option: (_cost(option[0]), option[1]))[0]
 
 
 def _regret(nex: RouteFigure, oracle: RouteFigure) -> float | None:
@@ -118,7 +121,7 @@ def _compared(nex: list[CaseResult], candidates: Candidates) -> list[CaseResult]
 def _run(suite: Suite, number: int, nex: list[CaseResult], candidates: Candidates) -> RoutingRun:
     compared = _compared(nex, candidates)
     nex_figure = _answered(suite, ROUTER, compared)
-    oracle = _answered(suite, "oracle", [_oracle(suite, case.id, candidates) for case in compared])
+    oracle = _answered(suite, "oracle", [_oracle(case.id, candidates) for case in compared])
     return RoutingRun(
         run=number,
         cases=len(compared),

@@ -154,6 +154,12 @@ def _loads(
     return data
 
 
+def loads_json(text: str | bytes) -> Any:
+    """`text` read as JSON the way the judge reads a model's output (NaN and Infinity are not
+    JSON); raises ValueError, or RecursionError past Python's nesting limit."""
+    return _loads(text)
+
+
 def _has_surrogates(text: str | bytes) -> bool:
     probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
     return bool(_SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe))
