@@ -155,3 +155,19 @@ def test_a_file_setting_that_cannot_be_used_names_the_file(tmp_path: Path) -> No
     done = run_lobrec(["record", "--base-url", "http://127.0.0.1:9/v1"], cwd=tmp_path)
     named = f"cassettes {tmp_path / 'recorded'} (set in {tmp_path / 'lobrec.toml'})"
     assert (done.returncode, done.stderr.decode()) == (2, f"lobrec: {named}: is a file, not a folder\n")
+
+
+def test_the_table_says_what_no_value_means_and_that_a_dash_is_stdout(tmp_path: Path) -> None:
+    """`-` for "not set" read as stdout beside `json = "-"`; the suite's default is the bundled one."""
+    (tmp_path / "lobrec.toml").write_text('json = "-"\n', encoding="utf-8")
+    done = run_lobrec(["config"], cwd=tmp_path, env=cli_env(COLUMNS="200"))
+    assert done.returncode == 0, done.stderr
+    rows = {
+        cells[0]: cells[2]
+        for line in done.stdout.decode().splitlines()
+        if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 4
+    }
+    assert rows["json"] == "- (stdout)"
+    assert rows["markdown"] == "(not set)"
+    assert rows["suite"] == "(the bundled suite)"
+    assert rows["models"] == "(none: record asks for one)"

@@ -128,3 +128,16 @@ def test_above_the_exact_limit_connors_approximation_is_within_a_few_tenths(flip
     approximate = min_difference(module.EXACT_UP_TO + 1, flip)
     assert exact is not None and approximate is not None
     assert abs(exact - approximate) <= 0.4
+
+
+def test_the_resolution_and_kinds_count_one_in_the_singular() -> None:
+    """The red team's "On 1 cases" (the diff page of a one-case side) and "1 failed steps"."""
+    import msgspec
+
+    from lobrec.core.results import Resolution
+    from lobrec.reports.insight import kinds_text, resolution_sentence
+
+    one = Resolution(alpha=0.05, power=0.8, cases=1, flip_rate=0.0, repeated=False, min_difference=None)
+    assert resolution_sentence(one).startswith("On 1 case, with 0.0% of them")
+    model = msgspec.structs.replace(model_of(SUITE, "A", [0]), failures={"wrong_tool": 1})
+    assert kinds_text(model) == "1 failed step: wrong tool 1"

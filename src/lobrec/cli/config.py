@@ -51,7 +51,8 @@ def config_command(
         if row["source"] == "file":
             where = os.path.relpath(where)  # short in the table; the title and --json give it whole
         source = row["source"] if where is None else f"{row['source']} ({where})"
-        table.add_row(row["key"], row["option"], Text(plain(shown(row["value"]))), Text(plain(source)))
+        value = shown(row["key"], row["value"])
+        table.add_row(row["key"], row["option"], Text(plain(value)), Text(plain(source)))
     report_console().print(table)
 
 
@@ -68,10 +69,17 @@ def option_name(name: str) -> str:
     return "--model" if name == "models" else "--" + name.replace("_", "-")
 
 
-def shown(value: Any) -> str:
-    """A value as the table shows it: a list comma-separated, no value as `-`."""
+UNSET = {"models": "(none: record asks for one)", "suite": "(the bundled suite)"}
+"""What no value means, where it means more than "not set"."""
+
+
+def shown(key: str, value: Any) -> str:
+    """A value as the table shows it: a list comma-separated, no value as what it means (never `-`,
+    which in a report setting means stdout, shown as such)."""
     if value is None or value == []:
-        return "-"
+        return UNSET.get(key, "(not set)")
+    if value == "-":
+        return "- (stdout)"
     if isinstance(value, list):
         return ", ".join(map(str, value))
     return f"{value:g}" if isinstance(value, float) else str(value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.results import ModelResult, Resolution, RouteFigure, RunResult
+from lobrec.core.words import counted
 from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
 
 KIND_LABELS: dict[str, str] = {
@@ -63,7 +64,7 @@ def kinds_text(model: ModelResult) -> str:
     """`40 failed steps: needless call 10, args not JSON 9, ...`: most frequent first."""
     kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
     listed = ", ".join(f"{KIND_LABELS.get(kind, kind)} {count}" for kind, count in kinds)
-    return f"{sum(model.failures.values())} failed steps: {listed}"
+    return f"{counted(sum(model.failures.values()), 'failed step')}: {listed}"
 
 
 def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
@@ -72,7 +73,7 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
         return ""
     measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
     share = f"{resolution.flip_rate:.1f}%"
-    head = f"On {resolution.cases} cases, with {share} of them flipping either way ({measured})"
+    head = f"On {counted(resolution.cases, 'case')}, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
