@@ -11,6 +11,7 @@ Content-Security-Policy forbids any load, so the page renders from the file alon
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ import struct
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -71,6 +73,30 @@ def run_chromium(chromium: str, tmp_path: Path, *args: str) -> subprocess.Comple
         check=False,
         env=env,
     )
+
+
+def measure_in_frame(chromium: str, tmp_path: Path, framed: str, width: int) -> Any:
+    """Load `framed` (a page whose script writes JSON into the outer body's `data-measure`) in a
+    frame `width` px wide (a window cannot be narrower than 500 px) and return what it measured."""
+    path = tmp_path / "measured.html"
+    path.write_text(
+        '<!doctype html><html><body style="margin:0">'
+        f'<iframe style="width:{width}px;height:900px;border:0" srcdoc="{html.escape(framed)}"></iframe>'
+        "</body></html>",
+        encoding="utf-8",
+    )
+    done = run_chromium(
+        chromium,
+        tmp_path,
+        "--window-size=1600,1000",
+        "--virtual-time-budget=3000",
+        "--dump-dom",
+        path.as_uri(),
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
+    found = re.search(r'data-measure="([^"]*)"', done.stdout.decode("utf-8"))
+    assert found is not None, "the measuring script did not run"
+    return json.loads(html.unescape(found.group(1)))
 
 
 def test_screenshot_renders_the_report(chromium: str, report: Path, tmp_path: Path) -> None:

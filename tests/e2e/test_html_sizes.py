@@ -11,7 +11,6 @@ script taken out, nothing offers sorting.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.test_html_chromium import chromium, run_chromium
+from tests.e2e.test_html_chromium import chromium, measure_in_frame
 from tests.hardening.conftest import run_lobrec
 
 __all__ = ["chromium"]  # the fixture, imported to be used here
@@ -99,25 +98,7 @@ def measure(chromium: str, tmp_path: Path, page: str, width: int, cell: str = ""
     `cell` opened, measured by `_MEASURE` into the outer page's body."""
     script = _MEASURE.replace("if (OPEN)", f"var OPEN = {json.dumps(cell)};\n  if (OPEN)", 1)
     framed = page.replace("</body>", script + "\n</body>")
-    path = tmp_path / "measured.html"
-    path.write_text(
-        '<!doctype html><html><body style="margin:0">'
-        f'<iframe style="width:{width}px;height:900px;border:0" srcdoc="{html.escape(framed)}"></iframe>'
-        "</body></html>",
-        encoding="utf-8",
-    )
-    done = run_chromium(
-        chromium,
-        tmp_path,
-        "--window-size=1600,1000",
-        "--virtual-time-budget=3000",
-        "--dump-dom",
-        path.as_uri(),
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    found = re.search(r'data-measure="([^"]*)"', done.stdout.decode("utf-8"))
-    assert found is not None, "the measuring script did not run"
-    return json.loads(html.unescape(found.group(1)))
+    return measure_in_frame(chromium, tmp_path, framed, width)
 
 
 def test_at_1400_px_the_warning_columns_are_in_view(chromium: str, report: str, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from lobrec.core.suite import Suite
 from lobrec.reports._format import ranked
 from lobrec.reports.html import render_html
 from lobrec.reports.html_data import TOP_MODELS
-from tests.e2e.test_html_chromium import chromium, dump_dom, parsed, run_chromium, shown
+from tests.e2e.test_html_chromium import chromium, dump_dom, measure_in_frame, parsed, shown
 from tests.sample_results import sample_run, sample_suite
 from tests.scale_results import leaderboard_run
 
@@ -317,25 +317,7 @@ def measure(chromium: str, tmp_path: Path, page: str, width: int, address: str =
     opened = f"<script>location.hash = {json.dumps(address)};</script>" if address else ""
     script = _MEASURE.replace("HEAD_PX", str(HEAD_PX))
     framed = page.replace("<body>", "<body>" + opened, 1).replace("</body>", script + "\n</body>")
-    path = tmp_path / "measured.html"
-    path.write_text(
-        '<!doctype html><html><body style="margin:0">'
-        f'<iframe style="width:{width}px;height:900px;border:0" srcdoc="{html.escape(framed)}"></iframe>'
-        "</body></html>",
-        encoding="utf-8",
-    )
-    done = run_chromium(
-        chromium,
-        tmp_path,
-        "--window-size=1600,1000",
-        "--virtual-time-budget=3000",
-        "--dump-dom",
-        path.as_uri(),
-    )
-    assert done.returncode == 0, done.stderr.decode(errors="replace")[-2000:]
-    found = re.search(r'data-measure="([^"]*)"', done.stdout.decode("utf-8"))
-    assert found is not None, "the measuring script did not run"
-    result: dict[str, bool] = json.loads(html.unescape(found.group(1)))
+    result: dict[str, bool] = measure_in_frame(chromium, tmp_path, framed, width)
     return result
 
 
