@@ -92,13 +92,15 @@ def test_the_cli_says_outside_text_printably(text: str) -> None:
 @settings(max_examples=10, deadline=None)
 @given(text=outside_texts)
 @example(text="\ud800")  # a lone surrogate (an undecodable command-line byte)
+@example(text="0000\x1f\x08\x1f0\U00018cd6\U0002ebe1\U00018e02\U00083f68\U000fa1e4\U000fb8c4")  # wraps at 80
 @pytest.mark.parametrize("width", [80, 200])
 def test_the_terminal_report_prints_outside_text_printably(text: str, width: int) -> None:
     console = Console(file=io.StringIO(), width=width, force_terminal=False, color_system=None)
     render_leaderboard(hostile_run(text), console, by_group=True)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert _raw(output) == []
-    assert printable(text) in output
+    # shown whole somewhere (the re-record list wraps a long id across lines rather than cutting it)
+    assert printable(text) in output.replace("\n", "")
 
 
 @given(text=outside_texts)
