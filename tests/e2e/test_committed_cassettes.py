@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import msgspec
@@ -18,6 +17,7 @@ import pytest
 from lobrec.core.results import RunResult, encode_results
 from lobrec.replay import rescore
 from lobrec.suite_file import load_suite
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"
@@ -59,14 +59,12 @@ def test_no_temperature_fixture_is_flagged(rescored: RunResult) -> None:
 
 
 def test_the_cli_rescore_writes_the_same_file(tmp_path: Path) -> None:
-    lobrec = str(Path(sys.executable).with_name("lobrec"))
     out = tmp_path / "results.json"
-    completed = subprocess.run(
-        [lobrec, "rescore", "fixtures/cassettes", "--json", str(out)],
+    completed = run_lobrec(
+        ["rescore", "fixtures/cassettes", "--json", str(out)],
         cwd=ROOT,
-        capture_output=True,
         text=True,
-        check=False,
+        env=dict(os.environ),
     )
     assert completed.returncode == 0, completed.stderr
     assert out.read_bytes() == EXPECTED.read_bytes()

@@ -6,23 +6,21 @@ Each test runs the real `lobrec` command; the live one records against the fake 
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from lobrec.cli import Exit
 from tests.e2e.conftest import FakeGatewayProcess
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
-LOBREC = Path(sys.executable).with_name("lobrec")
 
 
 def lobrec(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOBREC), *args], capture_output=True, text=True, timeout=120, check=False, cwd=cwd
-    )
+    return run_lobrec(args, env=dict(os.environ), cwd=cwd, text=True)
 
 
 def test_summary_appends_to_what_earlier_steps_wrote(tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from lobrec.reports.junit import to_junit
 from lobrec.reports.summary import to_summary
 from lobrec.suite_file import load_suite
 from tests.e2e.test_committed_cassettes import FIXTURE_MODELS
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_CASES = 80
@@ -81,10 +81,8 @@ def check_junit(path: Path, run: RunResult, cases: int) -> None:
 @pytest.fixture(scope="module")
 def rescored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunResult, Suite]:
     out = tmp_path_factory.mktemp("exports")
-    lobrec = str(Path(sys.executable).with_name("lobrec"))
-    completed = subprocess.run(
+    completed = run_lobrec(
         [
-            lobrec,
             "rescore",
             "fixtures/cassettes",
             "--jobs",
@@ -101,9 +99,8 @@ def rescored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RunResult,
             str(out / "summary.md"),
         ],
         cwd=ROOT,
-        capture_output=True,
         text=True,
-        check=False,
+        env=dict(os.environ),
     )
     assert completed.returncode == 0, completed.stderr
     run = decode_results((out / "results.json").read_bytes())

@@ -9,9 +9,9 @@ and `--missing --retry-errored` records them once the cause is fixed.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +20,14 @@ import pytest
 from lobrec.cli import Exit
 from lobrec.recording import FAIL_FAST_CASES
 from tests.e2e.conftest import FakeGatewayProcess
+from tests.support.cli import run_lobrec
 
-LOBREC = Path(sys.executable).with_name("lobrec")
 FAST = ["--retry-delays", "0.01,0.02,0.04"]
 STOPPED = "no more of its cases are started"
 
 
 def lobrec(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(LOBREC), *args], capture_output=True, text=True, timeout=120, check=False)
+    return run_lobrec(args, env=dict(os.environ), text=True)
 
 
 def closed_port() -> int:

@@ -7,7 +7,7 @@ too. `fixture/oracle` answers with every reference answer, so it must score 100%
 
 from __future__ import annotations
 
-import subprocess
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +18,7 @@ from lobrec.core.results import ModelResult, decode_results
 from lobrec.core.suite import CallStep, NoCallStep, Suite
 from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.suite_file import load_suite
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_PATH = ROOT / "suite" / "suite.json"
@@ -41,9 +42,8 @@ def gateway_url() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def recorded(gateway_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ModelResult]:
     out = tmp_path_factory.mktemp("record")
-    completed = subprocess.run(
+    completed = run_lobrec(
         [
-            LOBREC,
             "record",
             "--model",
             "fixture/oracle",
@@ -58,11 +58,9 @@ def recorded(gateway_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict
             "--concurrency",
             "16",
         ],
-        capture_output=True,
         text=True,
-        timeout=300,
+        env=dict(os.environ),
         cwd=ROOT,
-        check=False,
     )
     assert completed.returncode == 0, completed.stderr
     run = decode_results((out / "results.json").read_bytes())

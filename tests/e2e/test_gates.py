@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,19 +15,17 @@ import pytest
 
 from lobrec.cli import Exit
 from tests.e2e.conftest import FakeGatewayProcess, running_gateway
+from tests.support.cli import run_lobrec
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suite" / "suite.json"
-LOBREC = Path(sys.executable).with_name("lobrec")
 FAST = ["--retry-delays", "0,0,0"]
 BELOW = r"lobrec: gate failed: overall score below 90%: fixture/sloppy \(\d+\.\d%\)"
 """One decimal, as the reports show a rate (never `47.5309%`)."""
 
 
 def lobrec(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(LOBREC), *args], capture_output=True, text=True, timeout=120, check=False, env=_env()
-    )
+    return run_lobrec(args, env=_env(), text=True)
 
 
 def _env() -> dict[str, str]:

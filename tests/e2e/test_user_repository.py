@@ -8,25 +8,25 @@ gateway process serving the real suite.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from lobrec.cli import Exit
 from tests.e2e.conftest import running_gateway
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
-LOBREC = Path(sys.executable).with_name("lobrec")
 
 
 def lobrec(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(LOBREC), *args], capture_output=True, text=True, timeout=120, check=False)
+    return run_lobrec(args, env=dict(os.environ), text=True)
 
 
 def digest(folder: Path) -> str:

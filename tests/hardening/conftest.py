@@ -14,17 +14,14 @@ import contextlib
 import functools
 import gzip
 import json
-import os
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -42,6 +39,7 @@ from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
 from tests.e2e import conftest as e2e
 from tests.e2e.conftest import FakeGatewayProcess, running_gateway
+from tests.support import cli as support_cli
 
 # The e2e fixtures, reused by name (imported, not moved).
 _clean_proxy_environment = e2e._clean_proxy_environment
@@ -64,30 +62,12 @@ def real_suite_path() -> Path | None:
     return REAL_SUITE if len(suite.cases) == 80 else None
 
 
-# --- the lobrec command as a subprocess ----------------------------------------------------------
+# --- the lobrec command ----------------------------------------------------------------------------
 
 
-def cli_env(**extra: str) -> dict[str, str]:
-    """A clean environment for `lobrec` subprocesses: no proxies, no key unless given, wide output."""
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not name.upper().endswith("_PROXY") and name not in ("LOBSTACK_API_KEY", "LOBSTACK_BASE_URL")
-    }
-    env.update({"COLUMNS": "200", "PYTHONUNBUFFERED": "1", **extra})
-    return env
-
-
-def run_lobrec(args: Sequence[str], *, env: dict[str, str] | None = None, cwd: Path | None = None) -> Any:
-    """Run `lobrec ARGS` to completion (bounded) and return the CompletedProcess (bytes)."""
-    return subprocess.run(
-        [str(LOBREC), *args],
-        capture_output=True,
-        env=env or cli_env(),
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
+# `cli_env` and `run_lobrec` live in tests/support/cli.py (in-process unless `process=True`).
+cli_env = support_cli.cli_env
+run_lobrec = support_cli.run_lobrec
 
 
 # --- recording without sockets -------------------------------------------------------------------
