@@ -276,12 +276,12 @@ def pick_suite(workdir: Path) -> SuiteChoice:
                 return _choice(REAL_SUITE, suite, f"suite/suite.json ({suite.name} {suite.version})")
             reason = f"suite/suite.json has {len(suite.cases)} cases, not {REAL_SUITE_CASES}"
     sys.path.insert(0, str(ROOT))
-    from tests.e2e.conftest import build_small_suite
+    from tests.support.gateway import build_small_suite
 
     suite = build_small_suite()
     path = workdir / "small-suite.json"
     path.write_bytes(encode_suite(suite))
-    return _choice(path, suite, f"FALLBACK: the 5-case suite of tests/e2e/conftest.py, because {reason}")
+    return _choice(path, suite, f"FALLBACK: the 5-case suite of tests/support/gateway.py, because {reason}")
 
 
 def _choice(path: Path, suite: object, description: str) -> SuiteChoice:

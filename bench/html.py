@@ -1,6 +1,6 @@
 """The HTML report at leaderboard scale: 7 and 100 models, each recorded three times, in one run.
 
-The runs are built from the committed fixtures' results (`tests/scale_results.py`: `MODEL@NN`
+The runs are built from the committed fixtures' results (`tests/support/scale_results.py`: `MODEL@NN`
 copies, as the fake gateway's labelled copies answer), not recorded. For each size: the page's
 bytes, the time `render_html` takes, and the time headless Chromium takes from navigation to the
 load event with the page laid out (`performance.now()`, read back from the page's title), so
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench._measure import SECONDS, Report, Row, Stats, Unit
 from lobrec.reports.html import render_html
-from tests.scale_results import leaderboard_run
+from tests.support.scale_results import leaderboard_run
 
 SIZES = (7, 100)
 RUNS = 3

@@ -1,19 +1,88 @@
-"""Settings every test shares.
+"""What every test folder shares: Hypothesis profiles, the `process` mark, the fake gateway fixtures.
 
-Hypothesis's per-example deadline is a timed assertion: on a loaded 2-core machine a fast property
-can miss 200 ms and fail for reasons that are not lobrec's. Speed is measured in bench/, so no
-property test has a deadline.
+**Hypothesis.** Example counts come from the profile, never from a test: a property whose every
+example runs a whole command draws a share of the profile's count (`tests/support/examples.costly`). Profiles, chosen by `LOBREC_HYPOTHESIS` (or `LOBREC_DERANDOMIZE=1`, which CI sets):
 
-Where `LOBREC_DERANDOMIZE` is set (`.ci/run` sets it), the examples are drawn from a seed fixed by
-each test's own source, so CI replays what the last local `LOBREC_DERANDOMIZE=1 make test` saw;
-everywhere else each run draws new examples, which is how the surrogate and the version-less
-results file were found. A failure found either way is pinned with `@example`.
+- `dev` (the default): 100 examples, a new draw each run; found failures are pinned with `@example`.
+- `ci`: 100 examples drawn from a seed fixed by each test's own source, so CI replays what the last
+  local `LOBREC_DERANDOMIZE=1 make test` saw.
+- `soak`: 2,000 examples, a new draw: for hunting (`LOBREC_HYPOTHESIS=soak make test-fast`).
+
+No profile has a deadline: a per-example deadline is a timed assertion, and speed is measured in
+bench/.
+
+**The `process` mark.** A test that starts a process (the fake gateway, Chromium, `lobrec` as a
+process, a wheel build) is marked `process`; `make test-fast` runs the others. Under
+`LOBREC_NO_PROCESSES=1` (which `make test-fast` sets) starting a process fails the test with a line
+that says to mark it, so the fast set cannot drift into slow work unnoticed.
+
+**Fixtures.** The fake gateway process and its small suite (`tests/support/gateway.py`) and the
+staged faults (`tests/support/faults.py`) are fixtures for every folder.
 """
 
-import os
+from __future__ import annotations
 
+import os
+import subprocess
+from collections.abc import Iterator
+
+import pytest
 from hypothesis import settings
 
-settings.register_profile("lobrec", deadline=None)
-settings.register_profile("lobrec-ci", deadline=None, derandomize=True, print_blob=True)
-settings.load_profile("lobrec-ci" if os.environ.get("LOBREC_DERANDOMIZE") else "lobrec")
+from tests.support.faults import raw_server, recorded, whole_suite_gateway, whole_suite_path
+from tests.support.gateway import (
+    _clean_proxy_environment,
+    fake_gateway,
+    fake_gateway_process,
+    small_suite_path,
+)
+
+__all__ = [
+    "_clean_proxy_environment",
+    "fake_gateway",
+    "fake_gateway_process",
+    "raw_server",
+    "recorded",
+    "small_suite_path",
+    "whole_suite_gateway",
+    "whole_suite_path",
+]
+
+settings.register_profile("dev", deadline=None, max_examples=100)
+settings.register_profile("ci", deadline=None, max_examples=100, derandomize=True, print_blob=True)
+settings.register_profile("soak", deadline=None, max_examples=2000)
+settings.load_profile(
+    os.environ.get("LOBREC_HYPOTHESIS") or ("ci" if os.environ.get("LOBREC_DERANDOMIZE") else "dev")
+)
+
+PROCESS_FIXTURES = frozenset(
+    {"fake_gateway", "fake_gateway_process", "raw_server", "whole_suite_gateway", "recorded"}
+)
+"""Fixtures that start a process: a test that uses one is marked `process` without saying so."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if PROCESS_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.process)
+
+
+@pytest.fixture(autouse=True)
+def _no_process_unless_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under LOBREC_NO_PROCESSES, a test not marked `process` that starts one fails, naming the mark."""
+    if not os.environ.get("LOBREC_NO_PROCESSES") or request.node.get_closest_marker("process"):
+        yield
+        return
+    start = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(
+            f"{request.node.nodeid} starts a process: mark it `process` (tests/conftest.py) "
+            "so that `make test-fast` leaves it to `make test`"
+        )
+
+    subprocess.Popen._execute_child = refuse  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        subprocess.Popen._execute_child = start  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ A rescore is mostly replay, and it used to build an httpx request and response a
 recorded answer; `ReplayExchange` hands the runner the recorded status, headers and body as they
 are in the file. It imports neither httpx nor vcrpy, nor anything that could reach a network: replay
 is offline because nothing in it can send (vcrpy still writes every cassette, and
-`tests/unit/test_replay_cassette.py` checks that `ReplayCassette` plays as vcrpy's `Cassette` does).
+`tests/cassette/test_replay_cassette.py` checks that `ReplayCassette` plays as vcrpy's `Cassette` does).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 This module only builds the typer app and registers the commands; each command lives in its own
 module and takes what it shares with the others from the helper modules (`_exits`, `_output`,
 `_options`, `_reports`, ...), never from here or from each other, and a helper never imports a
-command (tests/unit/test_cli_imports.py holds that), so importing any one of them is cycle-free.
+command (tests/cli/test_cli_imports.py holds that), so importing any one of them is cycle-free.
 The rules themselves live in the library: the CLI parses, calls, renders, exits.
 """
 

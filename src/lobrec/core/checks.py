@@ -159,7 +159,7 @@ _FAILURES: dict[type[Check], Callable[[Any, Any], str | None]] = {
     Range: _range,
 }
 """Each kind's rule: why `got` fails the check, or None when it holds (`got` is _MISSING when left
-out). Every kind of `Check` has one: tests/unit/test_checks.py pins it."""
+out). Every kind of `Check` has one: tests/suite/test_checks.py pins it."""
 
 
 def check_kind(check: Check) -> str:
