@@ -91,3 +91,13 @@ def test_a_case_sensitive_part_that_tells_the_long_s_from_s_is_refused_beside_a_
     # a case-sensitive part that cannot tell them apart is fine, as in the suite's time-zone checks
     assert compile_pattern("(?-i:[A-Z]{2})\\b").search("UT ſ")
     assert not compile_pattern("^(?-i:[A-Z]{2})\\b").search("UTC")
+
+
+# (pattern, text): node's `/pattern/iu` matches, `/pattern/i` does not; a check runs `iu`
+_IU_ONLY = [("s", "ſ"), ("k", KELVIN), ("ß", "ẞ"), ("ω", "\u2126"), ("å", "\u212b")]
+
+
+@pytest.mark.parametrize(("pattern", "text"), _IU_ONLY)
+def test_a_check_folds_case_as_the_i_and_u_flags_do(pattern: str, text: str) -> None:
+    assert compile_pattern(pattern).search(text)
+    assert not compile_ecma(pattern).search(text)  # a schema pattern keeps case
