@@ -253,7 +253,7 @@ def test_a_chain_goes_on_after_a_refused_call_that_passes_and_echoes_it() -> Non
 
 
 def test_an_empty_list_or_empty_text_is_no_call_not_a_made_up_tool() -> None:
-    for generation in ("[]", "", "  ", []):
+    for generation in ("[]", "", []):
         result, _ = run_live_and_replay("sel-01", [(400, refusal(generation))])
         assert result.status == "scored", generation
         step = result.steps[0]

@@ -20,8 +20,8 @@ _MISSING = object()
 
 def compile_pattern(pattern: str) -> EcmaPattern:
     """A check's regex: the schema's ECMA-262 dialect (`$` is the end of the string, never before a
-    final newline), case-insensitive (Unicode case folding, as ECMA's `i` flag), searched anywhere
-    in the string, in linear time. Raises PatternError."""
+    final newline), case-insensitive (Unicode simple case folding, as ECMA's `i` flag with `u`),
+    searched anywhere in the string, in linear time. Raises PatternError."""
     return compile_ecma(pattern, ignore_case=True)
 
 

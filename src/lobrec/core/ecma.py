@@ -242,6 +242,13 @@ def _lookahead(tokens: list[Token], start: int, ignore_case: bool) -> tuple[str,
     return _around(tokens[opener], tokens[opener + 1 : end - 1], ignore_case, ahead=True), opener
 
 
+_BY_CHARACTER = "^(?s:.)*?"
+"""Where a pattern with `\\b` or `\\B` starts: after whole characters. RE2 decides `\\b` between
+bytes, and its unanchored search may start inside a character's UTF-8 bytes, where `\\B` holds
+(`/\\B/` would match "aéb"); between characters, bytes decide as characters do, since every byte of
+a non-ASCII character is a non-word byte as the character is a non-word character."""
+
+
 def _alternative(tokens: list[Token], ignore_case: bool) -> _Alternative:
     anchored = bool(tokens) and tokens[0].kind == "start"
     conditions: list[tuple[bool, re2._Regexp]] = []
@@ -252,21 +259,77 @@ def _alternative(tokens: list[Token], ignore_case: bool) -> _Alternative:
         prefix, start = _lookbehind(tokens, ignore_case)
     suffix, end = _lookahead(tokens, start, ignore_case)
     core = ("^" if anchored else "") + prefix + re2_text(tokens[start:end]) + suffix
+    if any(token.kind == "assertion" for token in tokens):
+        core = f"{_BY_CHARACTER}(?:{core})"
     return _Alternative(tuple(conditions), _re2(core, ignore_case))
+
+
+# --- the word characters of `iu` -----------------------------------------------------------------
+
+_FOLDED_WORD = {0x17F: "s", 0x212A: "k"}
+"""The characters outside ASCII that ECMA-262's `i` and `u` flags make word characters for `\\b`,
+each to the ASCII letter it folds to (ſ is s, the Kelvin sign K is k); no other character folds to
+one of `[0-9A-Za-z_]`."""
+
+
+def _case_regions(tokens: Sequence[Token], ignore_case: bool) -> list[bool]:
+    """For each token, whether case is ignored where it stands (`(?i:...)`, `(?-i:...)` nest)."""
+    stack, out = [ignore_case], []
+    for token in tokens:
+        if token.kind == "open":
+            stack.append({"(?i:": True, "(?-i:": False}.get(token.text, stack[-1]))
+        out.append(stack[-1])
+        if token.kind == "close" and len(stack) > 1:
+            stack.pop()
+    return out
+
+
+def _tells_folded_apart(token: Token) -> bool:
+    """Whether an atom matched with case tells the long s from s or the Kelvin sign from k."""
+    if token.kind != "atom":
+        return False
+    atom = _re2(token.text, ignore_case=False)
+    return any(
+        (atom.fullmatch(chr(point)) is None) != (atom.fullmatch(letter) is None)
+        for point, letter in _FOLDED_WORD.items()
+    )
+
+
+def _folds_words(tokens: Sequence[Token], ignore_case: bool) -> bool:
+    """Whether the text's long s (U+017F) and Kelvin sign (U+212A) are read as s and k, so that
+    RE2's ASCII `\\b` sees them as word characters where case is ignored (as ECMA's `iu` does): only
+    when a `\\b` or `\\B` stands where case is ignored. Refused when a character matched with case
+    would see the difference (`(?-i:s)`); a `\\b` inside `(?-i:...)` then reads them as word
+    characters too (docs/schema.md)."""
+    regions = _case_regions(tokens, ignore_case)
+    pairs = list(zip(tokens, regions, strict=True))
+    if not any(token.kind == "assertion" and folded for token, folded in pairs):
+        return False
+    if any(not folded and _tells_folded_apart(token) for token, folded in pairs):
+        raise PatternError(
+            "\\b or \\B where case is ignored, with a case-sensitive character or set that tells ſ "
+            "from s or K from k, is not supported"
+        )
+    return True
 
 
 class EcmaPattern:
     """A compiled ECMA-262 pattern; `search` says whether it matches anywhere in the text."""
 
-    def __init__(self, source: str, alternatives: tuple[_Alternative, ...]) -> None:
+    def __init__(
+        self, source: str, alternatives: tuple[_Alternative, ...], *, folds_words: bool = False
+    ) -> None:
         self.source = source
         self._alternatives = alternatives
+        self._folds_words = folds_words
 
     def search(self, text: str) -> bool:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold one; as one character it matches `.`
             text = text.translate(_SURROGATES)
+        if self._folds_words:
+            text = text.translate(_FOLDED_WORD)
         return any(alternative.search(text) for alternative in self._alternatives)
 
     def __repr__(self) -> str:
@@ -281,5 +344,6 @@ _SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 def compile_ecma(pattern: str, *, ignore_case: bool = False) -> EcmaPattern:
     """Compile an ECMA-262 pattern for linear-time search; raise PatternError for what lobrec
     cannot run as ECMA-262 would (see the module docstring)."""
-    parts = split_alternatives(read_tokens(pattern))  # refuses back-references and syntax outside ECMA-262
-    return EcmaPattern(pattern, tuple(_alternative(part, ignore_case) for part in parts))
+    tokens = read_tokens(pattern)  # refuses back-references and syntax outside ECMA-262
+    alternatives = tuple(_alternative(part, ignore_case) for part in split_alternatives(tokens))
+    return EcmaPattern(pattern, alternatives, folds_words=_folds_words(tokens, ignore_case))

@@ -353,11 +353,33 @@ _READERS: dict[str, Callable[[str, int], tuple[Token, int]]] = {
 """The reader of the token each character starts; any other character is itself (`_literal`)."""
 
 
+def _refuse_quantified(tokens: Sequence[Token], quantifier: Token) -> None:
+    """A quantifier must follow something that consumes text: ECMA-262 with the `u` flag refuses
+    `^*`, `\\b+`, `a{2}*` and a quantified lookaround (`(?=a)*`, `(?<=a)?`) as syntax errors."""
+    previous = tokens[-1] if tokens else None
+    if previous is None or previous.kind in ("start", "end", "assertion", "open", "alt", "quantifier"):
+        raise PatternError(f"nothing to repeat before {quantifier.text!r}")
+    if previous.kind == "close" and tokens[_opening(tokens)].look:
+        raise PatternError(f"a lookaround cannot be quantified ({quantifier.text!r} after it)")
+
+
+def _opening(tokens: Sequence[Token]) -> int:
+    """The index of the `open` that the final `close` of tokens closes."""
+    depth = 0
+    for index in range(len(tokens) - 1, -1, -1):
+        depth += {"close": 1, "open": -1}.get(tokens[index].kind, 0)
+        if depth == 0:
+            return index
+    raise PatternError("unbalanced parenthesis")
+
+
 def read_tokens(pattern: str) -> list[Token]:
     out: list[Token] = []
     i = 0
     while i < len(pattern):
         token, i = _READERS.get(pattern[i], _literal)(pattern, i)
+        if token.kind == "quantifier":
+            _refuse_quantified(out, token)
         out.append(token)
     return out
 

@@ -114,11 +114,14 @@ def preview(value: Any, limit: int = 80) -> str:
             text = _NUMBER_MARK.sub(lambda match: numbers[int(match.group(1))], text)
     except (TypeError, ValueError):
         text = repr(value)
-    text = text.replace("\n", "\\n")
+    # a lone surrogate (kept in what a chain echoes) cannot be written to the results: U+FFFD there
+    text = LONE_SURROGATE.sub("\ufffd", text).replace("\n", "\\n")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 _NUMBER_MARK = re.compile(r'"\\u0000(\d+)\\u0000"')
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+"""A lone surrogate: legal in JSON (`"\\ud800"`), in a Python str, never in UTF-8."""
 
 
 class DuplicateKeyError(ValueError):

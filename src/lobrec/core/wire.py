@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.jsonvalue import DuplicateKeyError, parse_int, repeated_key, unique_object
+from lobrec.core.jsonvalue import LONE_SURROGATE, DuplicateKeyError, parse_int, repeated_key, unique_object
 from lobrec.core.suite import Message, Tool
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
@@ -44,12 +44,14 @@ def request_body(model: str, messages: list[Message | dict[str, Any]], tools: li
 def _escaped(text: str) -> msgspec.Raw:
     """A JSON string whose lone surrogates are written as `\\udXXX` escapes."""
     quoted = json.dumps(text, ensure_ascii=False)
-    return msgspec.Raw(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted).encode("utf-8"))
+    return msgspec.Raw(LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted).encode("utf-8"))
 
 
 def _escaping_surrogates(value: Any) -> Any:
+    if isinstance(value, Message):  # a tool message's `tool_call_id` echoes the call's id as received
+        return _escaping_surrogates(msgspec.to_builtins(value))
     if isinstance(value, str):
-        return _escaped(value) if _SURROGATE.search(value) else value
+        return _escaped(value) if LONE_SURROGATE.search(value) else value
     if isinstance(value, list):
         return [_escaping_surrogates(item) for item in value]
     if isinstance(value, dict):
@@ -102,7 +104,6 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -162,12 +163,12 @@ def loads_json(text: str | bytes) -> Any:
 
 def _has_surrogates(text: str | bytes) -> bool:
     probe = text.decode(json.detect_encoding(text), "surrogatepass") if isinstance(text, bytes) else text
-    return bool(_SURROGATE_ESCAPE.search(probe) or _SURROGATE.search(probe))
+    return bool(_SURROGATE_ESCAPE.search(probe) or LONE_SURROGATE.search(probe))
 
 
 def _without_surrogates(value: Any) -> Any:
     if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
+        return LONE_SURROGATE.sub("\ufffd", value)
     if isinstance(value, list):
         return [_without_surrogates(item) for item in value]
     if isinstance(value, _Repeated):
@@ -326,10 +327,10 @@ def _reply(model: str | None, message: dict[str, Any], echoed: dict[str, Any]) -
     return Reply(model=model, content=content, calls=calls, message=echoed, quirks=quirks)
 
 
-def _failed_generation(body: bytes) -> tuple[bool, Any]:
+def _failed_generation(body: bytes, *, keep_surrogates: bool = False) -> tuple[bool, Any]:
     """(True, the model's output) for a 400 `tool_use_failed` that carries one, else (False, None)."""
     try:
-        error = _loads(body, mark_duplicates=True).get("error")
+        error = _loads(body, mark_duplicates=True, keep_surrogates=keep_surrogates).get("error")
     except (ValueError, RecursionError, AttributeError):
         return False, None
     if not isinstance(error, dict) or error.get("code") != "tool_use_failed":
@@ -348,14 +349,15 @@ def tool_use_failed(status: int, body: bytes) -> bool:
 
 def _generated_items(generation: Any) -> list[Any]:
     """The calls in a model's output: a string is the output's text, read as JSON when it is JSON
-    ("" is no output: no call); any other value is the output already parsed (as arguments sent as
-    an object are). An object is one call, a list one call per item (`[]`: no call); anything else
-    (text that is not JSON, a number, a string) is one call that is not a call object."""
+    ("" is no output: no call; text of only whitespace is text that is not JSON, judged as sent);
+    any other value is the output already parsed (as arguments sent as an object are). An object is
+    one call, a list one call per item (`[]`: no call); anything else (text that is not JSON, a
+    number, a string) is one call that is not a call object. Lone surrogates are kept (the echo)."""
     if isinstance(generation, str):
-        if generation.strip() == "":
+        if generation == "":
             return []
         try:
-            generation = _loads(generation, mark_duplicates=True)
+            generation = _loads(generation, mark_duplicates=True, keep_surrogates=True)
         except (ValueError, RecursionError):
             return [generation]
     if isinstance(generation, list):
@@ -370,20 +372,27 @@ def parse_tool_use_failed(body: bytes) -> Reply:
     `{name, arguments}` is read as a `tool_calls` entry's `function` (the same name and arguments
     rules, object arguments and repeated keys included), and the refusal is kept as a quirk.
     """
-    _, generation = _failed_generation(body)
+    _, generation = _failed_generation(body, keep_surrogates=True)
     calls = []
-    for index, item in enumerate(_generated_items(generation)):
-        # An object is the call's `function`, echoed into a chain as the model wrote it.
-        entry = {"type": "function", "function": item} if isinstance(item, dict) else item
-        call = _parse_call(index, entry)
-        calls.append(msgspec.structs.replace(call, quirks=sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER})))
+    for index, received in enumerate(_generated_items(generation)):
+        # An object is the call's `function`, echoed into a chain as the model wrote it (lone
+        # surrogates kept); what is judged reads them as U+FFFD.
+        judged, echoed = (
+            ({"type": "function", "function": item} if isinstance(item, dict) else item)
+            for item in (_without_surrogates(received), received)
+        )
+        call = _parse_call(index, judged)
+        quirks = sorted({*call.quirks, QUIRK_REJECTED_BY_PROVIDER})
+        calls.append(msgspec.structs.replace(call, raw=echoed, quirks=quirks))
     quirks = sorted({quirk for call in calls for quirk in call.quirks} | {QUIRK_REJECTED_BY_PROVIDER})
     return Reply(model=None, content=None, calls=calls, quirks=quirks)
 
 
 def call_id(call: ObservedCall) -> str:
-    """The id the chain uses for a call both in the echoed assistant turn and in its tool message."""
-    return call.id or f"call_{call.index}"
+    """The id the chain uses for a call both in the echoed assistant turn and in its tool message:
+    the id as received (a lone surrogate kept, where `call.id`, judged, reads it as U+FFFD)."""
+    received = call.raw.get("id") if isinstance(call.raw, dict) else None
+    return received if isinstance(received, str) and received else f"call_{call.index}"
 
 
 def assistant_message(reply: Reply) -> dict[str, Any]:
