@@ -5,6 +5,7 @@ LOBSTACK_BASE_URL overrides the file, and `lobrec config` says where each value 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from lobrec.cassette.layout import MANIFEST, model_dir_name
@@ -18,6 +19,7 @@ def _project(tmp_path: Path, gateway: FakeGatewayProcess, suite: Path, extra: st
     """A project folder whose pyproject.toml sets everything a run needs, paths relative to it."""
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
+    shutil.copyfile(suite, project / "suite.json")  # a path in the file stays inside its folder
     (project / "pyproject.toml").write_text(
         f"""[project]
 name = "someone-elses"
@@ -26,7 +28,7 @@ name = "someone-elses"
 models = {json.dumps(MODELS)}
 base-url = "{gateway.url}"
 cassettes = "recorded"
-suite = "{suite}"
+suite = "suite.json"
 concurrency = 4
 retry-delays = [0.01, 0.01, 0.01]
 json = "out/results.json"
