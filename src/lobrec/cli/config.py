@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from lobrec.cli._output import plain
-from lobrec.cli._reports import report_console
+from lobrec.cli._reports import report_console, write_report
 from lobrec.cli._settings import in_force
 
 
@@ -36,7 +36,8 @@ def config_command(
     ]
     if as_json:
         document = {"file": conf.file, "settings": rows}
-        typer.echo(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
+        # UTF-8 bytes as every JSON report to stdout is written, whatever the terminal's encoding
+        write_report("-", msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n")
         return
     from rich.table import Table
     from rich.text import Text
