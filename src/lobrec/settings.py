@@ -26,7 +26,13 @@ from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 
-from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
+from lobrec.defaults import (
+    DEFAULT_CASSETTES,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_ERRORED,
+    DEFAULT_RETRY_DELAYS,
+    DEFAULT_TIMEOUT_S,
+)
 from lobrec.errors import ConfigError
 from lobrec.files import read_capped
 from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV, check_url
@@ -78,10 +84,11 @@ DEFAULTS: dict[str, Any] = {
     "retry_delays": DEFAULT_RETRY_DELAYS,
     **dict.fromkeys(REPORT_KEYS),
     "fail_under": None,
-    "max_errored": None,
+    "max_errored": DEFAULT_MAX_ERRORED,
     "suite": None,
 }
-"""The built-in default of every setting (None: not set, the option's own meaning of absent)."""
+"""The built-in default of every setting, the value in force when nothing sets it (None: nothing in
+force, the option's own meaning of absent: no report, no score gate, the bundled suite)."""
 
 Source = Literal["command line", "environment", "file", "default"]
 
@@ -351,13 +358,40 @@ def resolve(
     cli: Mapping[str, Any], cwd: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> Resolved:
     """The settings in force for a command run in `cwd`: the file found there, merged."""
-    search = find_config((cwd or _current_folder()).resolve(), _home())
+    here = cwd or _current_folder()
+    search = find_config(here.resolve(), _home())
     found = search.found
     file = load_file(*found) if found is not None else None
     path = str(found[0]) if found is not None else None
-    resolved = merge(cli, os.environ if environ is None else environ, file, path)
+    resolved = reports_for_the_configured_folder(
+        merge(cli, os.environ if environ is None else environ, file, path), file, here
+    )
     note = skipped_note(search.skipped)
     return resolved if note is None else msgspec.structs.replace(resolved, notes=(note, *resolved.notes))
+
+
+def reports_for_the_configured_folder(resolved: Resolved, file: FileSettings | None, cwd: Path) -> Resolved:
+    """The file's report paths dropped, with a note saying so, when the run's cassettes folder is
+    given on the command line and is not the one the file configures (its `cassettes`, else the
+    default `cassettes`): the file's `html = "out/report.html"` describes the project's recordings,
+    and an ad-hoc `record --cassettes scratch/` must not overwrite it with a page of its own."""
+    cassettes = resolved.settings["cassettes"]
+    dropped = [name for name in REPORT_KEYS if resolved.settings[name].source == "file"]
+    if file is None or cassettes.source != "command line" or not dropped:
+        return resolved
+    configured = os.path.realpath(cwd / (file.cassettes or DEFAULT_CASSETTES))
+    given = os.path.realpath(cwd / str(cassettes.value))
+    if configured == given:
+        return resolved
+    options = ", ".join(f"--{name}" for name in dropped)
+    note = (
+        f"not writing the reports {resolved.file} sets ({options}): they are for its cassettes folder "
+        f"{configured}, and this run's is {given}; give {options} to write them"
+    )
+    unset = {name: Setting(key=name, value=DEFAULTS[name], source="default") for name in dropped}
+    return msgspec.structs.replace(
+        resolved, settings={**resolved.settings, **unset}, notes=(*resolved.notes, note)
+    )
 
 
 def _home() -> Path | None:

@@ -88,8 +88,11 @@ def test_a_command_line_option_and_the_environment_override_the_file(
     assert (project / "elsewhere" / model_dir_name("fixture/oracle") / MANIFEST).is_file()
     assert not (project / "recorded").exists()
     assert {entry["model"] for entry in fake_gateway.log()} == {"fixture/oracle"}
-    results = json.loads((project / "out" / "results.json").read_bytes())  # reports still from the file
-    assert [entry["model"] for entry in results["models"]] == ["fixture/oracle"]
+    # the file's reports describe its own cassettes folder: an ad-hoc folder writes none of them
+    assert list((project / "out").iterdir()) == []
+    assert done.stderr.decode().startswith(
+        f"lobrec: not writing the reports {project / 'pyproject.toml'} sets"
+    )
 
     shown = _config(project, LOBSTACK_BASE_URL=fake_gateway.url)
     assert (shown["base-url"]["value"], shown["base-url"]["source"]) == (fake_gateway.url, "environment")
@@ -170,6 +173,6 @@ def test_the_table_says_what_no_value_means_and_that_a_dash_is_stdout(tmp_path: 
         if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 4
     }
     assert rows["json"] == "- (stdout)"
-    assert rows["markdown"] == "(not set)"
+    assert rows["markdown"] == "(none: not written)"
     assert rows["suite"] == "(the bundled suite)"
     assert rows["models"] == "(none: record asks for one)"
