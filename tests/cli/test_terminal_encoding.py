@@ -44,6 +44,15 @@ COMMANDS = {
 """A command of each kind that prints a report or a table to the terminal."""
 
 
+def _env(name: str) -> dict[str, str]:
+    """The environment of a run in the encoding `name` (`utf-8`: the usual one)."""
+    env = cli_env(COLUMNS="100", PYTHONIOENCODING="utf-8")
+    if name in ENCODINGS:
+        env.pop("PYTHONIOENCODING")
+        env.update({key: value for key, value in ENCODINGS[name].items() if value})
+    return env
+
+
 class Runs:
     """Each command run once per encoding (and once in UTF-8) in a folder holding the cassettes."""
 
@@ -53,10 +62,7 @@ class Runs:
 
     def __call__(self, command: str, name: str) -> subprocess.CompletedProcess[bytes]:
         if (command, name) not in self.done:
-            env = cli_env(COLUMNS="100")
-            env.pop("PYTHONIOENCODING", None)
-            env.update({key: value for key, value in ENCODINGS.get(name, {}).items() if value})
-            self.done[command, name] = run_lobrec(COMMANDS[command], env=env, cwd=self.folder)
+            self.done[command, name] = run_lobrec(COMMANDS[command], env=_env(name), cwd=self.folder)
         return self.done[command, name]
 
 
@@ -124,11 +130,8 @@ def test_record_prints_its_leaderboard_and_gate_on_any_terminal(
         str(gateway.suite_path),
     ]
     args += ["--retry-delays", "0", "--fail-under", "99"]
-    utf8 = run_lobrec([*args, "--cassettes", str(tmp_path / "utf8")], cwd=tmp_path)
-    env = cli_env(COLUMNS="100")
-    env.pop("PYTHONIOENCODING", None)
-    env.update({key: value for key, value in ENCODINGS[name].items() if value})
-    done = run_lobrec([*args, "--cassettes", str(tmp_path / name)], env=env, cwd=tmp_path)
+    utf8 = run_lobrec([*args, "--cassettes", str(tmp_path / "utf8")], env=_env("utf-8"), cwd=tmp_path)
+    done = run_lobrec([*args, "--cassettes", str(tmp_path / name)], env=_env(name), cwd=tmp_path)
     _check(done, utf8, name)
     assert utf8.returncode == 1
     assert b"lobrec: gate failed: overall score below 99%: fixture/sloppy" in done.stderr
