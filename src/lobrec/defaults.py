@@ -10,3 +10,5 @@ DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_RETRY_DELAYS = "1,2,4"
 """The methodology's retry delays as `--retry-delays` spells them (`runner.DEFAULT_RETRY_DELAYS_S`)."""
 DEFAULT_CASSETTES = "cassettes"
+DEFAULT_MAX_ERRORED = "0"
+"""No errored case is allowed unless `--max-errored` says how many (`core.gates.NO_ERRORS`)."""

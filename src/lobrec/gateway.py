@@ -84,17 +84,46 @@ def check_key_characters(key: str) -> None:
             )
 
 
-def resolve_gateway(base_url: str | None, environ: Mapping[str, str] = os.environ) -> Gateway:
+def resolve_gateway(
+    base_url: str | None, environ: Mapping[str, str] = os.environ, *, named_by_file: str | None = None
+) -> Gateway:
     """`--base-url`, else LOBSTACK_BASE_URL, else the Lobstack API; the key from LOBSTACK_API_KEY.
 
     A remote gateway without a key is refused before any request is made. A base URL given empty
     (`--base-url "$UNSET"`) is refused, never replaced by the variable or the remote default.
+    `named_by_file` is the configuration file `base_url` came from when only a file named it: the
+    key then goes there only if it is the Lobstack host or loopback (`check_key_destination`).
     """
     url = base_url if base_url is not None else environ.get(URL_ENV) or DEFAULT_BASE_URL
     check_url(url)
     key = environ.get(KEY_ENV) or None
     _check_key(key, url)
+    if key is not None and named_by_file is not None:
+        check_key_destination(url, named_by_file)
     return Gateway(base_url=url, api_key=key)
+
+
+def trusted_without_asking(url: str) -> bool:
+    """A URL the key may go to whoever named it: loopback, or the Lobstack host over https."""
+    parts, lobstack = urlsplit(url), urlsplit(DEFAULT_BASE_URL)
+    return is_loopback(url) or (
+        parts.scheme == "https" and parts.hostname == lobstack.hostname and parts.port in (None, 443)
+    )
+
+
+def check_key_destination(url: str, file: str) -> None:
+    """The key goes only where its holder said: a base URL that only a file names (a file a pull
+    request can edit) is refused for a keyed run unless it is `trusted_without_asking`; the holder
+    confirms it with `--base-url` or LOBSTACK_BASE_URL (docs/security.md)."""
+    if trusted_without_asking(url):
+        return
+    import shlex
+
+    shown = shlex.quote(mask_url(url))
+    raise ConfigError(
+        f"{file}: base-url {shown} is named only by this file, and {KEY_ENV} is not sent to a host a "
+        f"file names; to send it there, confirm with --base-url {shown} or {URL_ENV}={shown}"
+    )
 
 
 def check_url(url: str) -> None:

@@ -9,8 +9,10 @@ comes from, first found:
 The file is found from the current folder upwards (ruff's and pytest's convention): the nearest
 folder holding a `lobrec.toml` (top-level keys) or a `pyproject.toml` with a `[tool.lobrec]` table;
 when one folder holds both, `lobrec.toml` is used (as ruff prefers `ruff.toml`), and files are
-never merged. Relative paths in the file are relative to the file's folder. The API key is never
-read from a file: a key-like entry is refused (docs/config.md).
+never merged. The search stops at the repository's root (the folder holding `.git`) or the home
+folder, passes over a file another user owns, and reads at most `MAX_FILE_BYTES` of a file. Paths
+in the file are relative to its folder and stay inside it. The API key is never read from a file:
+a key-like entry is refused (docs/config.md).
 """
 
 from __future__ import annotations
@@ -20,12 +22,19 @@ import os
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 
-from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
+from lobrec.defaults import (
+    DEFAULT_CASSETTES,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_ERRORED,
+    DEFAULT_RETRY_DELAYS,
+    DEFAULT_TIMEOUT_S,
+)
 from lobrec.errors import ConfigError
+from lobrec.files import read_capped
 from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV, check_url
 
 CONFIG_FILE = "lobrec.toml"
@@ -35,6 +44,9 @@ REPORT_KEYS = ("json", "markdown", "html", "csv", "jsonl", "junit", "summary")
 """Report paths a file may set; each is the option of the same name (`html` → `--html`)."""
 PATH_KEYS = frozenset({"cassettes", "suite", *REPORT_KEYS})
 """Keys whose value is a path, relative to the file's folder when written relative."""
+MAX_FILE_BYTES = 1024 * 1024
+"""The most read of a settings file (1 MiB; a real one is a few kilobytes): a larger one is a
+one-line error, so a huge or sparse file in a parent folder cannot stall or exhaust a run."""
 SECRET_WORDS = ("key", "token", "secret", "password", "auth")
 """A key containing one of these is refused: the API key lives in LOBSTACK_API_KEY only."""
 
@@ -72,10 +84,11 @@ DEFAULTS: dict[str, Any] = {
     "retry_delays": DEFAULT_RETRY_DELAYS,
     **dict.fromkeys(REPORT_KEYS),
     "fail_under": None,
-    "max_errored": None,
+    "max_errored": DEFAULT_MAX_ERRORED,
     "suite": None,
 }
-"""The built-in default of every setting (None: not set, the option's own meaning of absent)."""
+"""The built-in default of every setting, the value in force when nothing sets it (None: nothing in
+force, the option's own meaning of absent: no report, no score gate, the bundled suite)."""
 
 Source = Literal["command line", "environment", "file", "default"]
 
@@ -94,6 +107,8 @@ class Resolved(msgspec.Struct, frozen=True, kw_only=True):
 
     settings: dict[str, Setting]
     file: str | None = None
+    notes: tuple[str, ...] = ()
+    """Lines to say once on stderr: a file passed over, reports from the file not written."""
 
     def __getitem__(self, name: str) -> Any:
         return self.settings[name].value
@@ -111,20 +126,54 @@ def parse_delays(text: str) -> tuple[float, ...]:
     return delays
 
 
-def find_config(start: Path) -> tuple[Path, bool] | None:
+class Search(NamedTuple):
+    """The configuration file found (its path, and whether it is a pyproject.toml), if any, and the
+    files passed over because another user owns them."""
+
+    found: tuple[Path, bool] | None
+    skipped: tuple[Path, ...] = ()
+
+
+def find_config(start: Path, home: Path | None = None) -> Search:
     """The nearest configuration file from `start` upwards, and whether it is a pyproject.toml.
 
-    A pyproject.toml without `[tool.lobrec]` is passed over (it configures other tools), as ruff
-    passes over one without `[tool.ruff]`; an unreadable one is an error, not passed over.
+    The search ends at the repository's root (a folder holding `.git`, a folder or a worktree's
+    file) or at `home` (the home folder), each searched itself: a folder above a project is not the
+    project's, and anyone can write in `/tmp`. A file another user owns is passed over (as git
+    refuses such a repository) and listed in `skipped`. A pyproject.toml without `[tool.lobrec]` is
+    passed over (it configures other tools), as ruff passes over one without `[tool.ruff]`; an
+    unreadable one is an error, not passed over.
     """
+    skipped: list[Path] = []
     for folder in (start, *start.parents):
-        own = folder / CONFIG_FILE
-        if own.is_file():
-            return own, False
-        pyproject = folder / PYPROJECT
-        if pyproject.is_file() and _has_table(_read_toml(pyproject)):
-            return pyproject, True
-    return None
+        for name, pyproject in ((CONFIG_FILE, False), (PYPROJECT, True)):
+            path = folder / name
+            if not path.is_file():
+                continue
+            if not _owned(path):
+                skipped.append(path)
+            elif not pyproject or _has_table(_read_toml(path)):
+                return Search((path, pyproject), tuple(skipped))
+        if folder == home or (folder / ".git").exists():
+            break
+    return Search(None, tuple(skipped))
+
+
+def _owned(path: Path) -> bool:
+    """The file belongs to the user running lobrec (always, where there are no user ids)."""
+    user = getattr(os, "geteuid", None)
+    try:
+        return user is None or path.stat().st_uid == user()
+    except OSError:
+        return True  # gone or unreadable: reading it says why, in one line
+
+
+def skipped_note(skipped: tuple[Path, ...]) -> str | None:
+    """The one line that says which files another user owns were passed over, or None."""
+    if not skipped:
+        return None
+    files = ", ".join(map(str, skipped))
+    return f"passed over {files}: owned by another user; lobrec reads only settings files you own"
 
 
 def _has_table(pyproject: Mapping[str, Any]) -> bool:
@@ -134,13 +183,14 @@ def _has_table(pyproject: Mapping[str, Any]) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    """The file as TOML, never more than MAX_FILE_BYTES read; a one-line ConfigError naming it."""
+    data = read_capped(path, MAX_FILE_BYTES, "settings file", ConfigError, follow=True)
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; TOML files are UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
 
 
 def load_file(path: Path, pyproject: bool) -> FileSettings:
@@ -152,7 +202,26 @@ def load_file(path: Path, pyproject: bool) -> FileSettings:
         table = table.get("tool", {}).get("lobrec", {})
         if not isinstance(table, dict):
             raise ConfigError(f"{where}: expected a table")
-    return settings_from_table(table, where, path.parent)
+    found = settings_from_table(table, where, path.parent)
+    check_links_inside(found, path.parent, where)
+    return found
+
+
+def check_links_inside(found: FileSettings, folder: Path, where: str) -> None:
+    """Every path the file set stays inside `folder` once links are followed: a link committed in
+    the repository (`out -> ~`) must not carry a report written to `out/.bashrc` out of it."""
+    top = os.path.realpath(folder)
+    for name in sorted(PATH_KEYS):
+        value = getattr(found, name)
+        if value is None or value == "-":
+            continue
+        real = os.path.realpath(value)
+        if os.path.commonpath([top, real]) != top:
+            raise ConfigError(
+                f"{where}: {name.replace('_', '-')}: {value} leads through a link to {real}, outside "
+                "the file's folder; a path in a settings file stays inside it (give the option on the "
+                "command line for a path outside it)"
+            )
 
 
 def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> FileSettings:
@@ -168,8 +237,35 @@ def settings_from_table(table: Mapping[str, Any], where: str, folder: Path) -> F
     for name in PATH_KEYS:
         value = getattr(found, name)
         if value is not None and not (value == "-" and name in REPORT_KEYS):  # `-`: stdout, for reports only
-            changes[name] = str(folder / Path(value).expanduser())
+            changes[name] = inside(folder, value, f"{where}: {name.replace('_', '-')}")
     return msgspec.structs.replace(found, **changes)
+
+
+def inside(folder: Path, value: str, named: str) -> str:
+    """A path from a file, joined to the file's folder; a one-line ConfigError (`named`: the file and
+    key) when it would lead outside that folder's tree: absolute, `~`, or `..` past the top.
+
+    A file can be edited by a pull request: a path in it must not reach `~/.bashrc`. The command
+    line (typed by the person running lobrec) may give any path. Lexical only; links are checked once
+    the file is read (`check_links_inside`).
+    """
+    import ntpath
+
+    outside = (
+        "starts with ~"
+        if value.startswith("~")
+        else "is absolute"
+        if Path(value).is_absolute() or ntpath.isabs(value) or ntpath.splitdrive(value)[0]
+        else "leads out of the file's folder"
+        if os.path.normpath(value).split(os.sep)[0] == ".."
+        else None
+    )
+    if outside is not None:
+        raise ConfigError(
+            f"{named}: {value!r} {outside}; a path in a settings file stays inside the file's folder "
+            "(give the option on the command line for a path outside it)"
+        )
+    return str(folder / value)
 
 
 def _check_keys(table: Mapping[str, Any], where: str) -> None:
@@ -262,10 +358,48 @@ def resolve(
     cli: Mapping[str, Any], cwd: Path | None = None, environ: Mapping[str, str] | None = None
 ) -> Resolved:
     """The settings in force for a command run in `cwd`: the file found there, merged."""
-    found = find_config((cwd or _current_folder()).resolve())
+    here = cwd or _current_folder()
+    search = find_config(here.resolve(), _home())
+    found = search.found
     file = load_file(*found) if found is not None else None
     path = str(found[0]) if found is not None else None
-    return merge(cli, os.environ if environ is None else environ, file, path)
+    resolved = reports_for_the_configured_folder(
+        merge(cli, os.environ if environ is None else environ, file, path), file, here
+    )
+    note = skipped_note(search.skipped)
+    return resolved if note is None else msgspec.structs.replace(resolved, notes=(note, *resolved.notes))
+
+
+def reports_for_the_configured_folder(resolved: Resolved, file: FileSettings | None, cwd: Path) -> Resolved:
+    """The file's report paths dropped, with a note saying so, when the run's cassettes folder is
+    given on the command line and is not the one the file configures (its `cassettes`, else the
+    default `cassettes`): the file's `html = "out/report.html"` describes the project's recordings,
+    and an ad-hoc `record --cassettes scratch/` must not overwrite it with a page of its own."""
+    cassettes = resolved.settings["cassettes"]
+    dropped = [name for name in REPORT_KEYS if resolved.settings[name].source == "file"]
+    if file is None or cassettes.source != "command line" or not dropped:
+        return resolved
+    configured = os.path.realpath(cwd / (file.cassettes or DEFAULT_CASSETTES))
+    given = os.path.realpath(cwd / str(cassettes.value))
+    if configured == given:
+        return resolved
+    options = ", ".join(f"--{name}" for name in dropped)
+    note = (
+        f"not writing the reports {resolved.file} sets ({options}): they are for its cassettes folder "
+        f"{configured}, and this run's is {given}; give {options} to write them"
+    )
+    unset = {name: Setting(key=name, value=DEFAULTS[name], source="default") for name in dropped}
+    return msgspec.structs.replace(
+        resolved, settings={**resolved.settings, **unset}, notes=(*resolved.notes, note)
+    )
+
+
+def _home() -> Path | None:
+    """The home folder, where the search for a file ends; None when there is none to find."""
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):
+        return None
 
 
 def _current_folder() -> Path:

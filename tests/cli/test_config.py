@@ -5,6 +5,7 @@ LOBSTACK_BASE_URL overrides the file, and `lobrec config` says where each value 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from lobrec.cassette.layout import MANIFEST, model_dir_name
@@ -18,6 +19,7 @@ def _project(tmp_path: Path, gateway: FakeGatewayProcess, suite: Path, extra: st
     """A project folder whose pyproject.toml sets everything a run needs, paths relative to it."""
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
+    shutil.copyfile(suite, project / "suite.json")  # a path in the file stays inside its folder
     (project / "pyproject.toml").write_text(
         f"""[project]
 name = "someone-elses"
@@ -26,7 +28,7 @@ name = "someone-elses"
 models = {json.dumps(MODELS)}
 base-url = "{gateway.url}"
 cassettes = "recorded"
-suite = "{suite}"
+suite = "suite.json"
 concurrency = 4
 retry-delays = [0.01, 0.01, 0.01]
 json = "out/results.json"
@@ -86,8 +88,11 @@ def test_a_command_line_option_and_the_environment_override_the_file(
     assert (project / "elsewhere" / model_dir_name("fixture/oracle") / MANIFEST).is_file()
     assert not (project / "recorded").exists()
     assert {entry["model"] for entry in fake_gateway.log()} == {"fixture/oracle"}
-    results = json.loads((project / "out" / "results.json").read_bytes())  # reports still from the file
-    assert [entry["model"] for entry in results["models"]] == ["fixture/oracle"]
+    # the file's reports describe its own cassettes folder: an ad-hoc folder writes none of them
+    assert list((project / "out").iterdir()) == []
+    assert done.stderr.decode().startswith(
+        f"lobrec: not writing the reports {project / 'pyproject.toml'} sets"
+    )
 
     shown = _config(project, LOBSTACK_BASE_URL=fake_gateway.url)
     assert (shown["base-url"]["value"], shown["base-url"]["source"]) == (fake_gateway.url, "environment")
@@ -168,6 +173,6 @@ def test_the_table_says_what_no_value_means_and_that_a_dash_is_stdout(tmp_path: 
         if len(cells := [cell.strip() for cell in line.strip("│ ").split("│")]) == 4
     }
     assert rows["json"] == "- (stdout)"
-    assert rows["markdown"] == "(not set)"
+    assert rows["markdown"] == "(none: not written)"
     assert rows["suite"] == "(the bundled suite)"
     assert rows["models"] == "(none: record asks for one)"

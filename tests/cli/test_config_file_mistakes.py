@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -68,7 +69,7 @@ def test_two_reports_to_stdout_name_the_file_that_set_one(tmp_path: Path) -> Non
     """`json = "-"` in the file and `--markdown -` given: the error says the file set --json (the
     user never typed it)."""
     config = tmp_path / "lobrec.toml"
-    config.write_text(f'json = "-"\ncassettes = "{CASSETTES}"\n', encoding="utf-8")
+    config.write_text('json = "-"\ncassettes = "cassettes"\n', encoding="utf-8")
     done = run_lobrec(["rescore", "--markdown", "-"], cwd=tmp_path)
     assert (done.returncode, done.stderr.decode()) == (
         2,
@@ -121,8 +122,9 @@ def test_a_removed_current_folder_is_one_line(removed_folder: Path, command: str
 def test_rescore_names_the_file_that_set_a_report_it_cannot_write(tmp_path: Path) -> None:
     """rescore writes the reports it can and names the file that set the one it cannot."""
     (tmp_path / "out").mkdir()
+    shutil.copytree(CASSETTES, tmp_path / "cassettes")  # a path in the file stays inside its folder
     config = tmp_path / "lobrec.toml"
-    config.write_text(f'html = "out"\njson = "results.json"\ncassettes = "{CASSETTES}"\n', encoding="utf-8")
+    config.write_text('html = "out"\njson = "results.json"\ncassettes = "cassettes"\n', encoding="utf-8")
     done = run_lobrec(["rescore"], cwd=tmp_path)
     out = tmp_path / "out"
     assert done.returncode == 2

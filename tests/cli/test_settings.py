@@ -74,15 +74,19 @@ def test_an_empty_model_list_on_the_command_line_is_not_given() -> None:
 def test_paths_are_relative_to_the_files_folder_and_stdout_stays_stdout(tmp_path: Path) -> None:
     table = {
         "cassettes": "rec",
-        "suite": "../suite.json",
+        "suite": "suites/../suite.json",
         "json": "-",
         "html": "out/r.html",
-        "summary": "/abs/s.md",
+        "summary": "./s.md",
     }
     found = settings_from_table(table, "x", tmp_path)
     assert found.cassettes == str(tmp_path / "rec")
-    assert found.suite == str(tmp_path / ".." / "suite.json")
-    assert (found.json, found.html, found.summary) == ("-", str(tmp_path / "out" / "r.html"), "/abs/s.md")
+    assert found.suite == str(tmp_path / "suites" / ".." / "suite.json")
+    assert (found.json, found.html, found.summary) == (
+        "-",
+        str(tmp_path / "out" / "r.html"),
+        str(tmp_path / "s.md"),
+    )
 
 
 def test_retry_delays_may_be_a_list_and_max_errored_a_count() -> None:
@@ -130,10 +134,10 @@ def test_the_nearest_file_wins_and_a_pyproject_without_the_table_is_passed_over(
     inner.mkdir(parents=True)
     (tmp_path / "pyproject.toml").write_text("[tool.lobrec]\nconcurrency = 2\n", encoding="utf-8")
     (tmp_path / "a" / "pyproject.toml").write_text("[tool.ruff]\nline-length = 1\n", encoding="utf-8")
-    assert find_config(inner) == (tmp_path / "pyproject.toml", True)
+    assert find_config(inner).found == (tmp_path / "pyproject.toml", True)
     assert resolve({}, cwd=inner, environ={})["concurrency"] == 2
     (tmp_path / "a" / "lobrec.toml").write_text("concurrency = 3\n", encoding="utf-8")
-    assert find_config(inner) == (tmp_path / "a" / "lobrec.toml", False)
+    assert find_config(inner).found == (tmp_path / "a" / "lobrec.toml", False)
     assert resolve({}, cwd=inner, environ={})["concurrency"] == 3
 
 

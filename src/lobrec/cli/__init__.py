@@ -14,7 +14,7 @@ import typer
 from lobrec import __version__
 from lobrec.cli._command import Command
 from lobrec.cli._exits import Exit
-from lobrec.cli._output import fail
+from lobrec.cli._output import echo, fail, fit_terminal
 from lobrec.cli.audit import audit_command
 from lobrec.cli.config import config_command
 from lobrec.cli.diff import diff_command
@@ -47,10 +47,10 @@ def _version(value: bool) -> None:
         try:
             suite = read_suite()
         except LobrecError as exc:
-            typer.echo(f"lobrec {__version__}")
+            echo(f"lobrec {__version__}")
             raise fail(str(exc)) from None
         where = default_suite_path()
-        typer.echo(f"lobrec {__version__}, suite {suite.name} {suite.version} (bundled: {where})")
+        echo(f"lobrec {__version__}, suite {suite.name} {suite.version} (bundled: {where})")
         raise typer.Exit(Exit.OK)
 
 
@@ -74,5 +74,6 @@ app.command("fake-gateway", cls=FakeGatewayCommand)(fake_gateway_command)
 
 
 def main() -> None:
-    """The `lobrec` console script (pyproject.toml names `lobrec.cli:main`)."""
+    """The `lobrec` console script (pyproject.toml names `lobrec.cli:main`); any terminal encoding."""
+    fit_terminal()
     app(prog_name="lobrec")

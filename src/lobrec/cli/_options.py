@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from lobrec.defaults import DEFAULT_MAX_ERRORED
+
 if TYPE_CHECKING:
     from lobrec.settings import Resolved
 
@@ -65,7 +67,7 @@ MaxErrored = Annotated[
         "--max-errored",
         metavar="N|PCT%",
         help="Errored cases a model may have (a count, or a share of its cases like 5%; every run "
-        "together) before the command exits 5; default 0.",
+        f"together) before the command exits 5; default {DEFAULT_MAX_ERRORED}.",
     ),
 ]
 

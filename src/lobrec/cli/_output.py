@@ -3,13 +3,50 @@ spelled out so a terminal shows it instead of obeying it."""
 
 from __future__ import annotations
 
+import codecs
+import sys
+from typing import IO
+
 import typer
 
 from lobrec.cli._exits import Exit
-from lobrec.reports._text import printable
+from lobrec.reports._text import ASCII_FALLBACK, ascii_fallback, printable
 
 plain = printable
 """Every command cleans outside text with the reports' one rule (`reports._text.printable`)."""
+
+codecs.register_error(ASCII_FALLBACK, ascii_fallback)
+
+
+def _lacks_unicode(stream: IO[str]) -> bool:
+    """The stream's encoding cannot write every character (ASCII, Latin-1: `LC_ALL=C`,
+    `PYTHONIOENCODING=ascii`); an unknown encoding counts as lacking."""
+    try:
+        return not codecs.lookup(getattr(stream, "encoding", None) or "utf-8").name.startswith("utf")
+    except LookupError:
+        return True
+
+
+def fit_terminal() -> None:
+    """Make stdout and stderr write a symbol their encoding lacks in ASCII (`↓` as `v`, `→` as
+    `->`; `reports._text.ASCII_SYMBOLS`) instead of failing: a report on a C-locale terminal must
+    not end in a traceback and exit 1, the code of a failed score. Called once, by `main`."""
+    for stream in (sys.stdout, sys.stderr):
+        if _lacks_unicode(stream) and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors=ASCII_FALLBACK)
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """`typer.echo` with the text fitted to the stream's encoding first: click writes UTF-8 where
+    it judges an ASCII stream misconfigured, which a C-locale terminal shows as garbage."""
+    stream = sys.stderr if err else sys.stdout
+    if _lacks_unicode(stream):
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            text = text.encode(encoding, ASCII_FALLBACK).decode(encoding)
+        except LookupError:
+            text = text.encode("ascii", ASCII_FALLBACK).decode("ascii")
+    typer.echo(text, err=err)
 
 
 def say(message: str, *, output: bool = False) -> None:
@@ -22,9 +59,9 @@ def say(message: str, *, output: bool = False) -> None:
     """
     if output:
         for line in message.split("\n"):
-            typer.echo(plain(line))
+            echo(plain(line))
         return
-    typer.echo(f"lobrec: {plain(' '.join(message.split()))}", err=True)
+    echo(f"lobrec: {plain(' '.join(message.split()))}", err=True)
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lobrec.cli._output import fail
+from lobrec.cli._output import fail, say
 
 if TYPE_CHECKING:
     from lobrec.settings import Resolved
@@ -24,11 +24,15 @@ def parse_delays(text: str) -> tuple[float, ...]:
 def in_force(**given: Any) -> Resolved:
     """The settings in force (`lobrec.settings.Resolved`): the options `given` on the command line
     (None or [] for not given) over LOBSTACK_BASE_URL over the configuration file over the
-    built-in defaults; a bad file is a one-line error naming it and its key."""
+    built-in defaults; a bad file is a one-line error naming it and its key. Each note (a file
+    another user owns, passed over) is said once, in one line on stderr."""
     from lobrec.errors import LobrecError
     from lobrec.settings import resolve
 
     try:
-        return resolve(given)
+        conf = resolve(given)
     except LobrecError as exc:
         raise fail(str(exc)) from None
+    for note in conf.notes:
+        say(note)
+    return conf

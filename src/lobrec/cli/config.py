@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from lobrec.cli._output import plain
-from lobrec.cli._reports import report_console
+from lobrec.cli._reports import report_console, write_report
 from lobrec.cli._settings import in_force
 
 
@@ -36,7 +36,8 @@ def config_command(
     ]
     if as_json:
         document = {"file": conf.file, "settings": rows}
-        typer.echo(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
+        # UTF-8 bytes as every JSON report to stdout is written, whatever the terminal's encoding
+        write_report("-", msgspec.json.format(msgspec.json.encode(document), indent=2).decode() + "\n")
         return
     from rich.table import Table
     from rich.text import Text
@@ -69,15 +70,20 @@ def option_name(name: str) -> str:
     return "--model" if name == "models" else "--" + name.replace("_", "-")
 
 
-UNSET = {"models": "(none: record asks for one)", "suite": "(the bundled suite)"}
-"""What no value means, where it means more than "not set"."""
+UNSET = {
+    "models": "(none: record asks for one)",
+    "suite": "(the bundled suite)",
+    "fail_under": "(none: no score gate)",
+}
+"""What no value in force means, by setting; a report's is `NO_REPORT`."""
+NO_REPORT = "(none: not written)"
 
 
 def shown(key: str, value: Any) -> str:
     """A value as the table shows it: a list comma-separated, no value as what it means (never `-`,
     which in a report setting means stdout, shown as such)."""
     if value is None or value == []:
-        return UNSET.get(key, "(not set)")
+        return UNSET.get(key.replace("-", "_"), NO_REPORT)
     if value == "-":
         return "- (stdout)"
     if isinstance(value, list):

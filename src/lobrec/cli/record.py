@@ -20,7 +20,7 @@ from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETR
 if TYPE_CHECKING:
     from lobrec.core.suite import Suite
     from lobrec.recording import RecordOptions, RecordOutcome
-    from lobrec.settings import Resolved
+    from lobrec.settings import Resolved, Setting
 
 
 @with_outputs
@@ -142,7 +142,7 @@ def record_command(
         max_cost_usd=max_cost,
         allow_newer_suite=allow_newer_suite,
     )
-    recorded = _record(suite_path, group, options, conf["base_url"], resume, dry_run=dry_run)
+    recorded = _record(suite_path, group, options, conf.settings["base_url"], resume, dry_run=dry_run)
     if recorded is None:
         return
     suite, outcome = recorded
@@ -203,7 +203,7 @@ def _record(
     suite_path: Path | None,
     group: list[str],
     options: RecordOptions,
-    base_url: str,
+    base_url: Setting,
     resume: str,
     *,
     dry_run: bool,
@@ -223,7 +223,8 @@ def _record(
             for line in run_async(dry_run_lines(suite, options)):
                 say(line, output=True)
             return None
-        gateway = resolve_gateway(base_url)
+        named_by_file = base_url.where if base_url.source == "file" else None
+        gateway = resolve_gateway(base_url.value, named_by_file=named_by_file)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)

@@ -32,3 +32,30 @@ def printable(text: str, *, keep_newlines: bool = False) -> str:
         char if char.isprintable() or (keep_newlines and char in KEPT_WITH_NEWLINES) else repr(char)[1:-1]
         for char in text
     )
+
+
+ASCII_FALLBACK = "lobrec-ascii"
+"""The codec error handler (`codecs.register_error`) that writes a symbol a terminal's encoding
+lacks (`LC_ALL=C`, `PYTHONIOENCODING=ascii` or `latin-1`) in ASCII (`cli._output.fit_terminal`)."""
+
+ASCII_SYMBOLS = {
+    "↓": "v", "↑": "^", "▼": "v", "▲": "^", "↺": "r", "↻": "r", "✓": "+", "✗": "x",
+    "—": "-", "–": "-", "−": "-", "‒": "-", "·": ".", "•": "*", "─": "-", "━": "-", "│": "|", "┃": "|",
+    "├": "+", "└": "+", "┌": "+", "┐": "+", "┘": "+", "┤": "+", "┬": "+", "┴": "+", "┼": "+",
+    "→": "->", "←": "<-", "…": "...", "±": "+/-", "≤": "<=", "≥": ">=", "≠": "!=", "Δ": "delta",
+    "§": "S", "×": "x", "‘": "'", "’": "'", "“": '"', "”": '"', "\u00a0": " ",
+}  # fmt: skip
+"""Each symbol lobrec prints, in ASCII. A mark that sits in a table cell (`↓`, `▼`, `↺`, `✓`, `—`)
+becomes one character, so the columns stay aligned; one in running text may take more (`→` is
+`->`). Any other character the encoding lacks is spelled out as a string literal spells it
+(`\\u2028`, as `printable` does), so a model name stays distinguishable."""
+
+
+def ascii_fallback(error: UnicodeError) -> tuple[str, int]:
+    """The `lobrec-ascii` error handler: the characters the encoding lacks, as ASCII_SYMBOLS writes
+    them, else spelled out (`\\u2192`); never an error, so a report never dies on a terminal."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    lacking = error.object[error.start : error.end]
+    spelled = [ASCII_SYMBOLS.get(char) or ascii(char)[1:-1] for char in lacking]
+    return "".join(spelled), error.end
