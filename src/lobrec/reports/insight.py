@@ -8,7 +8,7 @@ them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `rout
 from __future__ import annotations
 
 from lobrec.core.failures import FAILURE_KINDS
-from lobrec.core.results import ModelResult, Resolution, RouteFigure, RunResult
+from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
 
@@ -103,17 +103,27 @@ def _figure_row(label: str, figure: RouteFigure) -> list[str]:
 ROUTING_HEADER = ["Answered by", "Overall", "Passed", "Cost/100 cases", "p50 latency"]
 
 
+def _routing_heading(run: RoutingRun) -> str:
+    """`run 1: 80 cases scored for Nex and every recorded candidate; routing regret 13.8 pp`; a run
+    with cases answered by a candidate not recorded says it is partial and how many were left out."""
+    regret = DASH if run.regret is None else f"{run.regret:.1f} pp"
+    compared = f"{counted(run.cases, 'case')} scored for Nex and every recorded candidate"
+    if not run.unrecorded_cases:
+        return f"run {run.run}: {compared}; routing regret {regret}"
+    left_out = counted(run.unrecorded_cases, "more case")
+    return (
+        f"run {run.run}, partial: {compared} ({left_out} answered with a candidate not recorded, "
+        f"left out of every figure); routing regret {regret} over those {run.cases}"
+    )
+
+
 def routing_rows(model: ModelResult) -> list[tuple[str, list[list[str]]]]:
     """Per run of a routed model: (its heading line, rows of Nex, each candidate, direct, oracle)."""
     routing = model.routing
     assert routing is not None
     found = []
     for run in routing.runs:
-        regret = DASH if run.regret is None else f"{run.regret:.1f} pp"
-        heading = (
-            f"run {run.run}: {run.cases} cases scored for Nex and every recorded candidate; "
-            f"routing regret {regret}"
-        )
+        heading = _routing_heading(run)
         rows = [
             _figure_row(f"{printable(model.model)} (Nex)", run.nex),
             *(_figure_row(printable(figure.name), figure) for figure in run.candidates),
