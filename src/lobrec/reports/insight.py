@@ -67,13 +67,20 @@ def kinds_text(model: ModelResult) -> str:
     return f"{counted(sum(model.failures.values()), 'failed step')}: {listed}"
 
 
-def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
-    """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
+def resolution_sentence(
+    resolution: Resolution | None, observed: float | None = None, noise: str | None = None
+) -> str:
+    """The resolution in words, and where `observed` (pp) stands against it; empty without one.
+    `noise` says where a pair's flip rate came from (`lobrec diff`); without it, the run's flips."""
     if resolution is None:
         return ""
-    measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
     share = f"{resolution.flip_rate:.1f}%"
-    head = f"On {counted(resolution.cases, 'case')}, with {share} of them flipping either way ({measured})"
+    on = f"On {counted(resolution.cases, 'case')}"
+    if noise is not None:
+        head = f"{on}, taking {share} of them as noise ({noise})"
+    else:
+        measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
+        head = f"{on}, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
