@@ -1,7 +1,8 @@
 """What every test folder shares: Hypothesis profiles, the `process` mark, the fake gateway fixtures.
 
 **Hypothesis.** Example counts come from the profile, never from a test: a property whose every
-example runs a whole command draws a share of the profile's count (`tests/support/examples.costly`). Profiles, chosen by `LOBREC_HYPOTHESIS` (or `LOBREC_DERANDOMIZE=1`, which CI sets):
+example runs a whole command draws a share of the profile's count (`tests/support/examples.costly`).
+Profiles, chosen by `LOBREC_HYPOTHESIS` (or `LOBREC_DERANDOMIZE=1`, which CI sets):
 
 - `dev` (the default): 100 examples, a new draw each run; found failures are pinned with `@example`.
 - `ci`: 100 examples drawn from a seed fixed by each test's own source, so CI replays what the last
@@ -16,8 +17,9 @@ process, a wheel build) is marked `process`; `make test-fast` runs the others. U
 `LOBREC_NO_PROCESSES=1` (which `make test-fast` sets) starting a process fails the test with a line
 that says to mark it, so the fast set cannot drift into slow work unnoticed.
 
-**Fixtures.** The fake gateway process and its small suite (`tests/support/gateway.py`) and the
-staged faults (`tests/support/faults.py`) are fixtures for every folder.
+**Fixtures.** The fake gateway process and its small suite (`tests/support/gateway.py`), the
+staged faults (`tests/support/faults.py`) and the installed lobrec (`dists`, `installed`: the wheel
+and sdist built once per session, `tests/support/installed.py`) are fixtures for every folder.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -86,3 +89,19 @@ def _no_process_unless_marked(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         subprocess.Popen._execute_child = start  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="session")
+def dists(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """lobrec's sdist and wheel, built once per session, shared by the pytest-xdist workers."""
+    from tests.support.installed import build, shared_once
+
+    return shared_once(tmp_path_factory, "dists", build)
+
+
+@pytest.fixture(scope="session")
+def installed(dists: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A fresh venv per distribution with lobrec installed from it; the venvs' bin folders."""
+    from tests.support.installed import install, shared_once
+
+    return shared_once(tmp_path_factory, "venvs", lambda home: install(dists, {k: home / k for k in dists}))

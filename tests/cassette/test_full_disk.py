@@ -30,7 +30,7 @@ from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.suite import Suite
 from lobrec.suite_file import load_suite
-from tests.support.faults import cli_env
+from tests.support.cli import cli_env
 
 MODEL = "fixture/oracle"
 NO_SPACE = "No space left on device"

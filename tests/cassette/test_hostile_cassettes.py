@@ -23,7 +23,8 @@ from lobrec.cassette.layout import model_dir_name
 from lobrec.core.results import CaseResult, ModelResult, decode_results
 from lobrec.core.suite import Suite
 from lobrec.replay import rescore
-from tests.support.faults import oracle_handler, record_with_handler, run_lobrec
+from tests.support.cli import run_lobrec
+from tests.support.faults import oracle_handler, record_with_handler
 
 MODEL = "fixture/oracle"
 OTHER = "auto"

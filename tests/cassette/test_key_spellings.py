@@ -36,13 +36,8 @@ from lobrec.live import LiveLink
 from lobrec.runner import no_sleep, run_case
 from lobrec.spellings import scrub
 from tests.cassette.test_secrets import record
-from tests.support.faults import (
-    FAST_RETRIES,
-    RawRequest,
-    RawServer,
-    cli_env,
-    run_lobrec,
-)
+from tests.support.cli import cli_env, run_lobrec
+from tests.support.faults import FAST_RETRIES, RawRequest, RawServer
 from tests.support.gateway import build_small_suite
 from tests.support.strategies import api_keys, malformed_keys
 

@@ -18,7 +18,8 @@ from urllib.parse import quote
 
 from lobrec.audit import audit
 from lobrec.cassette.format import load_cassette_file
-from tests.support.faults import FAST_RETRIES, RawServer, cli_env, echo_key, ok, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
+from tests.support.faults import FAST_RETRIES, RawServer, echo_key, ok
 
 CANARY = "lsk-canary-Zq81-7f3a9c2e4b6d0a1f"
 FORMS = {

@@ -20,7 +20,7 @@ from lobrec.files import write_atomic
 from lobrec.gateway import Gateway
 from lobrec.recording import RecordOptions, record
 from lobrec.suite_file import load_suite
-from tests.support.faults import LOBREC, cli_env, run_lobrec
+from tests.support.cli import LOBREC, cli_env, run_lobrec
 from tests.support.gateway import running_gateway
 
 HOLD = """

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from lobrec.cassette.layout import model_dir_name
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 
 def test_a_misspelt_model_says_why_every_case_errored(fake_gateway: Any, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from lobrec.cassette.layout import MANIFEST, model_dir_name
-from tests.support.faults import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
 from tests.support.gateway import FakeGatewayProcess
 
 MODELS = ["fixture/oracle", "fixture/sloppy"]

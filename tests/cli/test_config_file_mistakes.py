@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.faults import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "fixtures" / "cassettes"

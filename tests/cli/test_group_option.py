@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import pytest
 
 from lobrec.core.results import RESULTS_FORMAT
 from lobrec.reports._labels import LABEL_FONT_PX, text_width
-from tests.support.faults import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"

@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 from lobrec.cli import app
 from lobrec.core.results import MAX_RESULTS_DEPTH
 from lobrec.suite_file import MAX_SUITE_BYTES
+from tests.support.cli import run_lobrec
 from tests.support.examples import costly
-from tests.support.faults import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "fixtures" / "cassettes"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 
 @pytest.mark.parametrize(

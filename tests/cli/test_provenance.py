@@ -17,7 +17,7 @@ from lobrec.cassette.manifest import suite_fingerprint
 from lobrec.core.results import decode_results
 from lobrec.reports._format import provenance
 from lobrec.suite_file import load_suite
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from lobrec.core.suite import encode_suite
-from tests.e2e.conftest import FakeGatewayProcess, build_small_suite, running_gateway
-from tests.hardening.conftest import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
+from tests.support.gateway import FakeGatewayProcess, build_small_suite, running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
@@ -62,7 +62,9 @@ class Runs:
 
     def __call__(self, command: str, name: str) -> subprocess.CompletedProcess[bytes]:
         if (command, name) not in self.done:
-            self.done[command, name] = run_lobrec(COMMANDS[command], env=_env(name), cwd=self.folder)
+            self.done[command, name] = run_lobrec(
+                COMMANDS[command], env=_env(name), cwd=self.folder, process=True
+            )
         return self.done[command, name]
 
 
@@ -130,8 +132,12 @@ def test_record_prints_its_leaderboard_and_gate_on_any_terminal(
         str(gateway.suite_path),
     ]
     args += ["--retry-delays", "0", "--fail-under", "99"]
-    utf8 = run_lobrec([*args, "--cassettes", str(tmp_path / "utf8")], env=_env("utf-8"), cwd=tmp_path)
-    done = run_lobrec([*args, "--cassettes", str(tmp_path / name)], env=_env(name), cwd=tmp_path)
+    utf8 = run_lobrec(
+        [*args, "--cassettes", str(tmp_path / "utf8")], env=_env("utf-8"), cwd=tmp_path, process=True
+    )
+    done = run_lobrec(
+        [*args, "--cassettes", str(tmp_path / name)], env=_env(name), cwd=tmp_path, process=True
+    )
     _check(done, utf8, name)
     assert utf8.returncode == 1
     assert b"lobrec: gate failed: overall score below 99%: fixture/sloppy" in done.stderr

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.faults import LOBREC, cli_env
+from tests.support.cli import LOBREC, cli_env
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 
 pytestmark = pytest.mark.process

@@ -11,7 +11,7 @@ import pytest
 from lobrec.core.checks import run_check
 from lobrec.core.metrics import compute_metrics
 from lobrec.core.suite import Regex
-from tests.unit.test_judge_round_three import MODEL, RIGHT, SUITE, completion, refusal, run_live_and_replay
+from tests.judge.test_judge_edges import MODEL, RIGHT, SUITE, completion, refusal, run_live_and_replay
 
 
 @pytest.mark.parametrize("generation", ["\n", "\t ", "  ", "\r\n"])

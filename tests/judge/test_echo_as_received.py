@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import given, settings
 
 from lobrec.core import wire
-from tests.unit.test_judge_round_three import MODEL, any_text, completion, refusal, run_live_and_replay
+from tests.judge.test_judge_edges import MODEL, any_text, completion, refusal, run_live_and_replay
 
 _NEXT = [
     (200, completion([("read_file", '{"path": "src/config.py"}')])),

@@ -23,7 +23,8 @@ from lobrec.core.suite import Suite
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
 from tests.reports.html.test_html_report import drill_down_text
-from tests.support.faults import cli_env, record_with_handler, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
+from tests.support.faults import record_with_handler
 
 MODEL = "evil\x1b[31m/<i>model</i>[bold]"
 SCRIPT = "<script>alert(1)</script>"

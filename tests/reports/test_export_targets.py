@@ -30,8 +30,8 @@ def test_summary_appends_to_what_earlier_steps_wrote(tmp_path: Path) -> None:
         result = lobrec("rescore", str(FIXTURES), "--summary", str(summary), "--jobs", "1")
         assert result.returncode == Exit.OK, result.stderr
     text = summary.read_text()
-    assert text.startswith("## Build\n\nearlier step\n### lobrec: ")
-    assert text.count("### lobrec: ") == 2
+    assert text.startswith("## Build\n\nearlier step\n### lobrec passed: ")
+    assert text.count("### lobrec passed: ") == 2
     one = text.removeprefix("## Build\n\nearlier step\n")
     assert one == one[: len(one) // 2] * 2  # the same summary twice, neither cut
 
@@ -39,7 +39,7 @@ def test_summary_appends_to_what_earlier_steps_wrote(tmp_path: Path) -> None:
 def test_a_summary_file_that_does_not_exist_is_made(tmp_path: Path) -> None:
     summary = tmp_path / "new.md"
     assert lobrec("rescore", str(FIXTURES), "--summary", str(summary), "--jobs", "1").returncode == Exit.OK
-    assert summary.read_text().startswith("### lobrec: ")
+    assert summary.read_text().startswith("### lobrec passed: ")
 
 
 def test_two_exports_to_stdout_are_refused_before_anything_runs(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ from lobrec.cli._reports import REPORT_FILE_NAMES
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
 from tests.reports.html.test_html_report import drill_down_text
-from tests.support.faults import record_with_handler, run_lobrec
+from tests.support.cli import run_lobrec
+from tests.support.faults import record_with_handler
 
 MODEL = "fixture/oracle"
 TARGET = "sel-01"

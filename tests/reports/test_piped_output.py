@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lobrec.reports._format import KEY
 from lobrec.reports.repeats import REPEATS_KEY
-from tests.support.faults import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "fixtures" / "cassettes"

@@ -20,7 +20,7 @@ import pytest
 
 from lobrec.cli import Exit
 from lobrec.fakegateway import FLAKY
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 from tests.support.gateway import running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]

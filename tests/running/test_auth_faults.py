@@ -23,7 +23,8 @@ from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_pro
 from lobrec.recording import FAIL_FAST_CASES
 from lobrec.spellings import holds
 from lobrec.suite_file import load_suite
-from tests.support.faults import FAST_RETRIES, GatewayProcess, cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
+from tests.support.faults import FAST_RETRIES, GatewayProcess
 
 RIGHT_KEY = "lsk-right-Hk42-9c0e1d7a5b3f2e6c"
 WRONG_KEY = "lsk-wrong-Pw17-4a8b2c6d0e9f1a3b"

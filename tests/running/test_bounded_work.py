@@ -31,7 +31,8 @@ from lobrec.core.results import MAX_CASE_BYTES, encode_results
 from lobrec.replay import rescore
 from lobrec.run_result import build_run_result
 from lobrec.suite_file import load_suite
-from tests.support.faults import record_with_handler, run_lobrec
+from tests.support.cli import run_lobrec
+from tests.support.faults import record_with_handler
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = "fixture%2Foracle"

@@ -27,7 +27,7 @@ from lobrec.core.results import ModelResult
 from lobrec.fakegateway import FLAKY, FLAKY_CASES, flaky_passes
 from lobrec.replay import rescore
 from lobrec.suite_file import load_suite
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 from tests.support.gateway import running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]

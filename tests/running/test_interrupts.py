@@ -39,14 +39,8 @@ from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
 from lobrec.core.results import decode_results
 from lobrec.replay import ReplayModel
-from tests.support.faults import (
-    FAST_RETRIES,
-    LOBREC,
-    GatewayProcess,
-    cli_env,
-    gateway_process,
-    run_lobrec,
-)
+from tests.support.cli import LOBREC, cli_env, run_lobrec
+from tests.support.faults import FAST_RETRIES, GatewayProcess, gateway_process
 
 pytestmark = pytest.mark.process
 

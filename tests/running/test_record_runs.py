@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from lobrec.cassette.layout import MANIFEST, model_dir_name
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 
 ROOT = Path(__file__).resolve().parents[2]

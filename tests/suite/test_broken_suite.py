@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import lobrec
 from lobrec.cli import app
-from tests.support.faults import cli_env, run_lobrec
+from tests.support.cli import cli_env, run_lobrec
 
 CHECK = "$.cases[0].steps[0].calls[0].checks[0]"
 IN_CASE = "steps[0].calls[0].checks[0]"

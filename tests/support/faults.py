@@ -16,7 +16,6 @@ import gzip
 import json
 import socket
 import struct
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -37,12 +36,10 @@ from lobrec.fakegateway import answer
 from lobrec.live import LiveLink
 from lobrec.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
-from tests.support import cli as support_cli
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_SUITE = REPO / "suite" / "suite.json"
-LOBREC = Path(sys.executable).with_name("lobrec")
 FAST_RETRIES = ["--retry-delays", "0.01,0.02,0.04"]
 
 
@@ -53,14 +50,6 @@ def real_suite_path() -> Path | None:
     except SuiteError:
         return None
     return REAL_SUITE if len(suite.cases) == 80 else None
-
-
-# --- the lobrec command ----------------------------------------------------------------------------
-
-
-# `cli_env` and `run_lobrec` live in tests/support/cli.py (in-process unless `process=True`).
-cli_env = support_cli.cli_env
-run_lobrec = support_cli.run_lobrec
 
 
 # --- recording without sockets -------------------------------------------------------------------

@@ -28,10 +28,12 @@ def check_gates(
     max_errored: str | None,
     failed: Sequence[tuple[Exit, str]] = (),
     excused: dict[str, int] | None = None,
+    verdict: Callable[[list[str]], None] | None = None,
 ) -> None:
     """Print every gate the run fails, one line each, then exit with the code that wins
     (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
-    started), `excused` the errored cases per model those already answer for."""
+    started), `excused` the errored cases per model those already answer for. `verdict` is handed
+    the failed gates' lines (none: the run passed) before the exit: the CI job summary's first lines."""
     from lobrec.core.gates import failed_gates
 
     codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
@@ -46,6 +48,8 @@ def check_gates(
         found.append((codes[failure.gate], failure.line))
     for _, line in found:
         say(f"gate failed: {line}")
+    if verdict is not None:
+        verdict([line for _, line in found])
     if found:
         raise typer.Exit(min((code for code, _ in found), key=GATE_ORDER.index))
 

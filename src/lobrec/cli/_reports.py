@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from lobrec.cli._advice import errored_summary
-from lobrec.cli._gates import allowance
+from lobrec.cli._gates import allowance, check_gates
 from lobrec.cli._output import fail, say
 from lobrec.cli._running import interruptible_reports
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from lobrec.cli._exits import Exit
     from lobrec.cli._options import Outputs
     from lobrec.core.results import RunResult
     from lobrec.core.suite import Suite
@@ -228,12 +229,45 @@ def check_outputs(outputs: Outputs) -> None:
 
 def report_run(run: RunResult, suite: Suite, outputs: Outputs, *, partial: bool = False) -> list[str]:
     """Write the reports and the leaderboard (a signal meanwhile ends the command as interrupted),
-    then say why cases errored; those lines are returned."""
+    then say why cases errored; those lines are returned. The job summary waits for the gates
+    (`job_summary`): it starts with the verdict."""
+    targets = {name: target for name, target in outputs.targets.items() if name != "summary"}
     with interruptible_reports():
-        emit_reports(
-            run, suite, outputs.targets, partial=partial, by_group=outputs.by_group, origins=outputs.origins
-        )
+        emit_reports(run, suite, targets, partial=partial, by_group=outputs.by_group, origins=outputs.origins)
     errored = errored_summary(run)
     for line in errored:
         say(line)
     return errored
+
+
+def gate_run(
+    run: RunResult,
+    suite: Suite,
+    outputs: Outputs,
+    failed: Sequence[tuple[Exit, str]],
+    excused: dict[str, int] | None = None,
+) -> None:
+    """Check the run's gates (`check_gates`: `failed` are those the command checked itself), write
+    the job summary with the verdict, then exit with the winning code when a gate failed."""
+    check_gates(
+        run,
+        fail_under=outputs.fail_under,
+        max_errored=outputs.max_errored,
+        failed=failed,
+        excused=excused,
+        verdict=job_summary(run, suite, outputs),
+    )
+
+
+def job_summary(run: RunResult, suite: Suite, outputs: Outputs) -> Callable[[list[str]], None]:
+    """What writes `--summary` once the gates are known: handed the failed gates' lines (none: the
+    run passed), it adds the summary, verdict first, to its file; nothing without `--summary`."""
+
+    def write(failed: list[str]) -> None:
+        from lobrec.reports.summary import to_summary
+
+        target = outputs.targets.get("summary")
+        if target:
+            append_report(target, to_summary(run, suite, failed))
+
+    return write

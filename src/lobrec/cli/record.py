@@ -9,10 +9,9 @@ import typer
 
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
-from lobrec.cli._gates import check_gates
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
 from lobrec.cli._output import fail, os_error_line, say
-from lobrec.cli._reports import check_outputs, check_report_targets, report_run
+from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
@@ -151,8 +150,10 @@ def record_command(
         _say_nothing_left(outcome, options, chosen=chosen)
     errored = report_run(outcome.run, suite, outputs, partial=chosen)
     retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
+    if outcome.interrupted:  # the run ends below, before any gate: the summary says why
+        job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
     failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
-    check_gates(outcome.run, fail_under=outputs.fail_under, max_errored=outputs.max_errored, failed=failed)
+    gate_run(outcome.run, suite, outputs, failed)
 
 
 def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]:

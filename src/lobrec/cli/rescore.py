@@ -9,10 +9,9 @@ import typer
 
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
-from lobrec.cli._gates import check_gates
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
 from lobrec.cli._output import fail, say
-from lobrec.cli._reports import check_outputs, report_run
+from lobrec.cli._reports import check_outputs, gate_run, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
 
@@ -82,13 +81,7 @@ def rescore_command(
     excused: dict[str, int] = {}
     for replay in outcome.models:
         excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
-    check_gates(
-        outcome.run,
-        fail_under=outputs.fail_under,
-        max_errored=outputs.max_errored,
-        failed=failed,
-        excused=excused,
-    )
+    gate_run(outcome.run, suite, outputs, failed, excused)
 
 
 def _rescore(

@@ -299,12 +299,16 @@ class RouteFigure(Record, kw_only=True, frozen=True):
     latency_p50_ms: float | None
 
 
-class RoutingRun(Record, kw_only=True, frozen=True):
+class RoutingRun(Record, kw_only=True, frozen=True, omit_defaults=True):
     """One run of `auto` against its candidates (a candidate's run of the same number, else its last)."""
 
     run: int
     cases: int
-    """The compared cases: scored for Nex and for every recorded candidate in this run."""
+    """The compared cases: scored for Nex and for every recorded candidate in this run, and answered
+    by recorded candidates only."""
+    unrecorded_cases: int = 0
+    """Cases scored for Nex that it answered (in part) with a candidate not recorded: left out of
+    every figure, so the run is partial. 0 (absent from the file, and in older files) when none."""
     nex: RouteFigure
     candidates: list[RouteFigure]
     direct: RouteFigure

@@ -6,7 +6,9 @@ run also holds the models it answered with (each call's `answered_by`), the `aut
 
 - per case (run 1): the model(s) Nex chose, Nex's outcome, each chosen model's own outcome on that
   case, and the outcome of the best candidate (the recorded candidate with the highest overall);
-- per run: over the cases scored for Nex and for every recorded candidate, Nex's overall against
+- per run: over the cases scored for Nex and for every recorded candidate, and answered by recorded
+  candidates only (a case Nex answered with a model the run does not hold is left out of every
+  figure and counted in `unrecorded_cases`: the run is then partial), Nex's overall against
   each candidate's, against its choices answered directly (each case judged as its chosen model did
   it), and against an oracle router that sends each case to a candidate that passed it (the
   cheapest, then by name; the cheapest of all when none did); the routing regret is oracle - Nex.
@@ -109,22 +111,32 @@ def _answered(suite: Suite, name: str, cases: Sequence[CaseResult]) -> RouteFigu
     return _figure(suite, name, cases, [case.passed for case in cases])
 
 
+def _unheld(case: CaseResult, candidates: Candidates) -> bool:
+    """Nex answered the case (in part) with a model the run does not hold: the oracle and the direct
+    answer could only guess at it, so it is compared with nothing."""
+    return any(name != ROUTER and name not in candidates for name in _chosen(case))
+
+
 def _compared(nex: list[CaseResult], candidates: Candidates) -> list[CaseResult]:
-    """Nex's cases scored for Nex and for every recorded candidate."""
+    """Nex's cases scored for Nex and for every recorded candidate, answered by recorded ones only."""
     return [
         case
         for case in nex
-        if _scored(case) and all(_scored(runs.get(case.id)) for runs in candidates.values())
+        if _scored(case)
+        and not _unheld(case, candidates)
+        and all(_scored(runs.get(case.id)) for runs in candidates.values())
     ]
 
 
 def _run(suite: Suite, number: int, nex: list[CaseResult], candidates: Candidates) -> RoutingRun:
     compared = _compared(nex, candidates)
+    unheld = sum(_scored(case) and _unheld(case, candidates) for case in nex)
     nex_figure = _answered(suite, ROUTER, compared)
     oracle = _answered(suite, "oracle", [_oracle(case.id, candidates) for case in compared])
     return RoutingRun(
         run=number,
         cases=len(compared),
+        unrecorded_cases=unheld,
         nex=nex_figure,
         candidates=[
             _answered(suite, name, [runs[case.id] for case in compared]) for name, runs in candidates.items()

@@ -222,6 +222,12 @@ def _share(part: int, whole: int) -> Fraction:
     return Fraction(part, whole) if whole else Fraction(0)
 
 
+def two_way(comparison: Comparison) -> Fraction:
+    """The pair's disagreement both ways: 2 * min(b, c) of its paired cases (disagreement that
+    cancels out, which the test must see through as it does flips)."""
+    return _share(2 * min(comparison.b, comparison.c), comparison.paired)
+
+
 def run_resolution(models: Sequence[ModelResult]) -> Resolution | None:
     """The resolution of this run: its cases (the most any model had scored), its run-to-run flip
     rate (0 without repeats, which is then a best case); None when no model has scores."""
@@ -247,8 +253,7 @@ def pair_resolution(comparison: Comparison, a: ModelResult, b: ModelResult) -> R
     if comparison.paired == 0:
         return None
     flipped, compared = flips([a, b])
-    two_way = _share(2 * min(comparison.b, comparison.c), comparison.paired)
-    rate = max(_share(flipped, compared), two_way)
+    rate = max(_share(flipped, compared), two_way(comparison))
     return Resolution(
         alpha=SIGNIFICANCE,
         power=POWER,
@@ -274,6 +279,7 @@ __all__ = [
     "ranked",
     "run_resolution",
     "tiers",
+    "two_way",
     "with_resolution",
 ]
 

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
+from lobrec.core.tiers import two_way
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
 from lobrec.reports.insight import resolution_sentence
@@ -143,11 +144,30 @@ def flip_lists(cmp: Comparison) -> list[tuple[str, list[str]]]:
     ]
 
 
+def noise_source(cmp: Comparison) -> str:
+    """Where the pair's flip rate came from, from its counts: the larger of the pair's disagreement
+    both ways (2 * min(b, c) of the paired cases) and the run-to-run flips of repeated runs."""
+    resolution = cmp.resolution
+    assert resolution is not None
+    both = min(cmp.b, cmp.c)
+    disagreement = f"the pair's disagreement both ways, 2 × min(b, c) = 2 × {both} of {cmp.paired}"
+    from_pair = both > 0 and resolution.flip_rate == round(float(two_way(cmp)) * 100, 4)
+    if from_pair and resolution.repeated:
+        return f"{disagreement}, at least the run-to-run flips of the repeated runs"
+    if from_pair:
+        return f"{disagreement}; no repeats, so no run-to-run flips measured"
+    if resolution.repeated:
+        more = f", more than {disagreement}" if both else ""
+        return f"the run-to-run flips of the repeated runs{more}"
+    return "no repeats, and the pair disagrees one way only: a best case"
+
+
 def _resolution_lines(cmp: Comparison) -> list[str]:
     """Whether the observed overall difference is one this pair's test can resolve."""
+    if cmp.resolution is None:
+        return []
     observed = next((item.delta for item in cmp.deltas if item.metric == "overall"), None)
-    sentence = resolution_sentence(cmp.resolution, observed)
-    return [sentence] if sentence else []
+    return [resolution_sentence(cmp.resolution, observed, noise_source(cmp))]
 
 
 def summary_lines(cmp: Comparison) -> list[str]:

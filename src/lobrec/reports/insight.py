@@ -8,7 +8,7 @@ them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `rout
 from __future__ import annotations
 
 from lobrec.core.failures import FAILURE_KINDS
-from lobrec.core.results import ModelResult, Resolution, RouteFigure, RunResult
+from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
 
@@ -67,13 +67,20 @@ def kinds_text(model: ModelResult) -> str:
     return f"{counted(sum(model.failures.values()), 'failed step')}: {listed}"
 
 
-def resolution_sentence(resolution: Resolution | None, observed: float | None = None) -> str:
-    """The resolution in words, and where `observed` (pp) stands against it; empty without one."""
+def resolution_sentence(
+    resolution: Resolution | None, observed: float | None = None, noise: str | None = None
+) -> str:
+    """The resolution in words, and where `observed` (pp) stands against it; empty without one.
+    `noise` says where a pair's flip rate came from (`lobrec diff`); without it, the run's flips."""
     if resolution is None:
         return ""
-    measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
     share = f"{resolution.flip_rate:.1f}%"
-    head = f"On {counted(resolution.cases, 'case')}, with {share} of them flipping either way ({measured})"
+    on = f"On {counted(resolution.cases, 'case')}"
+    if noise is not None:
+        head = f"{on}, taking {share} of them as noise ({noise})"
+    else:
+        measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
+        head = f"{on}, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
@@ -103,17 +110,27 @@ def _figure_row(label: str, figure: RouteFigure) -> list[str]:
 ROUTING_HEADER = ["Answered by", "Overall", "Passed", "Cost/100 cases", "p50 latency"]
 
 
+def _routing_heading(run: RoutingRun) -> str:
+    """`run 1: 80 cases scored for Nex and every recorded candidate; routing regret 13.8 pp`; a run
+    with cases answered by a candidate not recorded says it is partial and how many were left out."""
+    regret = DASH if run.regret is None else f"{run.regret:.1f} pp"
+    compared = f"{counted(run.cases, 'case')} scored for Nex and every recorded candidate"
+    if not run.unrecorded_cases:
+        return f"run {run.run}: {compared}; routing regret {regret}"
+    left_out = counted(run.unrecorded_cases, "more case")
+    return (
+        f"run {run.run}, partial: {compared} ({left_out} answered with a candidate not recorded, "
+        f"left out of every figure); routing regret {regret} over those {run.cases}"
+    )
+
+
 def routing_rows(model: ModelResult) -> list[tuple[str, list[list[str]]]]:
     """Per run of a routed model: (its heading line, rows of Nex, each candidate, direct, oracle)."""
     routing = model.routing
     assert routing is not None
     found = []
     for run in routing.runs:
-        regret = DASH if run.regret is None else f"{run.regret:.1f} pp"
-        heading = (
-            f"run {run.run}: {run.cases} cases scored for Nex and every recorded candidate; "
-            f"routing regret {regret}"
-        )
+        heading = _routing_heading(run)
         rows = [
             _figure_row(f"{printable(model.model)} (Nex)", run.nex),
             *(_figure_row(printable(figure.name), figure) for figure in run.candidates),

@@ -1,6 +1,7 @@
 """A compact Markdown summary for a CI job page (GitHub's `$GITHUB_STEP_SUMMARY`).
 
 The full Markdown report is too long for a job page; this keeps what a reviewer looks at first:
+the run's verdict with each failed gate in one line (given by the CLI once the gates are checked),
 one leaderboard row per model with its overall rate and 95% interval, then per model the cases
 that failed or errored, folded in a `<details>` so the page stays short. Lists are never cut. A
 model recorded K times counts every run in every column, and lists each case that failed or
@@ -14,6 +15,7 @@ escaped like the Markdown report.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
@@ -101,12 +103,26 @@ def _kinds(model: ModelResult) -> str:
     return f"; {html.escape(kinds_text(model))}" if model.failures else ""
 
 
-def to_summary(run: RunResult, suite: Suite) -> str:
-    """The summary: a heading, the leaderboard, then a folded list of failing cases per model."""
+def _verdict(run: RunResult, failed: Sequence[str] | None) -> list[str]:
+    """The heading, with the run's verdict when the gates are known (`lobrec passed: ...`), then each
+    failed gate in one line."""
+    suite = f"{md(run.suite.name)} {md(run.suite.version)}"
+    if failed is None:
+        return [f"### lobrec: {suite}"]
+    if not failed:
+        return [f"### lobrec passed: {suite}", "Every gate passed."]
+    gates = "\n".join(f"- gate failed: {md(line)}" for line in failed)
+    return [f"### lobrec failed: {suite}", gates]
+
+
+def to_summary(run: RunResult, suite: Suite, failed: Sequence[str] | None = None) -> str:
+    """The summary: a heading with the verdict and each failed gate (`failed`: their lines, empty
+    when the run passed; None when no gate was checked), the leaderboard, then a folded list of
+    failing cases per model."""
     models = ranked(run)
     header = ["Model", "Overall", "95% interval", "Passed", "Scored", "Failing", "Errored", "Stale"]
     parts = [
-        f"### lobrec: {md(run.suite.name)} {md(run.suite.version)}",
+        *_verdict(run, failed),
         table(header, [_row(model) for model in models]),
         "Overall: the share of scored cases whose every step passed; the interval is Wilson's. "
         "Stale counts stale and unrecorded cases."

@@ -116,6 +116,8 @@ def routing(found: Routing | None, expected: ref.RoutingRef | None) -> tuple[Any
                 "direct": _figure(run.direct),
                 "oracle": _figure(run.oracle),
                 "regret": run.regret,
+                # absent from the file when none was left out
+                **({"unrecorded_cases": run.unrecorded_cases} if run.unrecorded_cases else {}),
             }
             for run in expected.runs
         ],

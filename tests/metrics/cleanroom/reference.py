@@ -512,6 +512,7 @@ class RunRef:
     direct: Figure
     oracle: Figure
     regret: float | None
+    unrecorded_cases: int
 
 
 @dataclass(frozen=True)
@@ -587,16 +588,23 @@ def routing(suite: Suite, models: Sequence[ModelResult]) -> RoutingRef | None:
 def _routing_run(
     suite: Suite, number: int, nex: list[CaseResult], held: dict[str, dict[str, CaseResult]]
 ) -> RunRef:
+    # docs/metrics.md: a case Nex answered with a candidate the run does not hold is left out of
+    # every figure (the run is then partial, and says how many).
+    def unheld(result: CaseResult) -> bool:
+        return any(name != ROUTER and name not in held for name in chosen(result))
+
+    scored = [result for result in nex if result.status == "scored"]
     compared = [
         result
-        for result in nex
-        if result.status == "scored"
+        for result in scored
+        if not unheld(result)
         and all(
             cases.get(result.id) is not None and cases[result.id].status == "scored"
             for cases in held.values()
         )
     ]
     n = len(compared)
+    left_out = sum(unheld(result) for result in scored)
 
     def passed(result: CaseResult) -> bool:
         case = suite.case(result.id)
@@ -636,7 +644,7 @@ def _routing_run(
     # Settled (docs/metrics.md): the difference of the two rates as written (each to 4 decimals).
     shown_nex, shown_oracle = nex_figure.overall[0], oracle.overall[0]
     regret = None if shown_nex is None or shown_oracle is None else round(shown_oracle - shown_nex, 4)
-    return RunRef(number, n, nex_figure, candidate_figures, direct, oracle, regret)
+    return RunRef(number, n, nex_figure, candidate_figures, direct, oracle, regret, left_out)
 
 
 def resolved(a: ModelResult, b: ModelResult, resolution: Res | None) -> bool | None:

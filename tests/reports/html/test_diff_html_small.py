@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.reports.html.test_html_chromium import chromium, measure_in_frame
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 __all__ = ["chromium"]  # the fixture, imported to be used here
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from lobrec.core.results import RunResult, decode_results, encode_results
-from tests.support.faults import run_lobrec
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = ROOT / "fixtures" / "expected-results.json"
