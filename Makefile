@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test check lint format demo live-demo measure bench record-fixtures clean
+.PHONY: help install test test-fast check lint format demo live-demo measure bench record-fixtures clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -47,8 +47,14 @@ measure: $(STAMP) ## The redesign's figures: complex blocks per 1,000 lines, mod
 bench: $(STAMP) ## Benchmarks (live run, rescore, start-up): a table, and bench/results.md; ~3 min
 	$(BIN)/python -m bench.run
 
-test: check ## Set up if needed, lint, check the suite, run every test
-	$(BIN)/pytest
+# Tests run in parallel (pytest-xdist, work stealing); docs/testing.md has the measurements behind -n.
+PYTEST_WORKERS ?= 2
+
+test: check ## Set up if needed, lint, check the suite, run every test (CI runs this)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+
+test-fast: $(STAMP) ## The inner loop: every test that starts no process and builds no package
+	LOBREC_NO_PROCESSES=1 $(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal -m "not process"
 
 clean: ## Remove the virtualenv and caches
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -20,6 +20,8 @@ from lobrec.core.suite import encode_suite
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.gateway import FakeGatewayProcess, build_small_suite, running_gateway
 
+pytestmark = pytest.mark.process  # the encoding of a real process's stdout is the point
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
 RESULTS = str(ROOT / "fixtures" / "expected-results.json")

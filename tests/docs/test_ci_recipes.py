@@ -28,7 +28,7 @@ import yaml
 
 from tests.support.installed import FakeGateway, clean_env, run
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures" / "cassettes"
