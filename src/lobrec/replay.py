@@ -147,6 +147,27 @@ def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
             raise VersionMismatch(problem)
 
 
+def open_cassette_folders(
+    suite: Suite, directories: list[Path], *, allow_newer_suite: bool = False
+) -> list[ReplayModel]:
+    """The one way into model folders to judge (rescore, diff, a record's own results, a dry run):
+    the lock rule, then the manifest rules, then the version rules, in that order.
+
+    - Lock: refused (`RecordInProgress`) while a `lobrec record` in another process writes any of
+      them: its cassettes are not complete, and every case it has not reached would read as
+      unrecorded. A record of this process reading the folders it holds is the writer itself.
+    - Manifest (`cassette.manifest.manifest_problems`): a folder whose manifest breaks a rule, or
+      is of another major suite version, errors its cases with the reason.
+    - Version: a folder recorded with a newer suite than `suite` raises `VersionMismatch`, unless
+      `allow_newer_suite`.
+    """
+    refuse_while_recording(directories)
+    models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
+    if not allow_newer_suite:
+        refuse_newer_suite(models, suite)
+    return models
+
+
 @dataclass(kw_only=True)
 class RescoreOutcome:
     run: RunResult
@@ -169,10 +190,8 @@ async def rescore(
     *,
     allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
-    """Re-judge every model directory under `root`; refused while a `lobrec record` writes any
-    (its cassettes are not complete: every case it has not reached would read as unrecorded)."""
+    """Re-judge every model directory under `root` (`open_cassette_folders` applies the rules)."""
     directories = model_directories(root)
-    refuse_while_recording(directories)
     return await rescore_directories(suite, directories, progress, jobs, allow_newer_suite=allow_newer_suite)
 
 
@@ -219,9 +238,7 @@ async def rescore_directories(
     folder (`run` says which), run 1 first for each model.
     """
     progress = progress or Progress()
-    models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
-    if not allow_newer_suite:
-        refuse_newer_suite(models, suite)
+    models = open_cassette_folders(suite, directories, allow_newer_suite=allow_newer_suite)
     progress.planned(len(models) * len(suite.cases))
     if jobs > 1 and len(models) > 1:
         run = await _replay_in_processes(suite, models, progress, jobs)

@@ -11,7 +11,7 @@ from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._gates import check_gates
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, os_error_line, say
+from lobrec.cli._output import fail, failed, os_error_line, say
 from lobrec.cli._reports import check_outputs, check_report_targets, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
@@ -228,7 +228,7 @@ def _record(
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     except OSError as exc:
         raise fail(os_error_line(exc)) from None
     except Interrupted:

@@ -11,7 +11,7 @@ from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._gates import check_gates
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, say
+from lobrec.cli._output import fail, failed, say
 from lobrec.cli._reports import check_outputs, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
@@ -101,7 +101,7 @@ def _rescore(
 ) -> tuple[Suite, RescoreOutcome]:
     """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
     and its exit code."""
-    from lobrec.errors import LobrecError, RecordInProgress
+    from lobrec.errors import LobrecError
     from lobrec.progress import RunProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
@@ -122,10 +122,8 @@ def _rescore(
                 )
             outcome = run_async(rescoring)
         outcome.run = with_suite_source(outcome.run, suite_path)
-    except RecordInProgress as exc:  # the cassettes are incomplete for now: exit as a stale rescore does
-        raise fail(str(exc), Exit.INCOMPLETE) from None
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome
