@@ -71,6 +71,10 @@ class ReplayModel:
     """Which run of the model this folder holds: 1 is the model folder, n its `runs/<n>/`."""
     absent: bool = False
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
+    other_major: str | None = None
+    """The suite version the folder was recorded on, when it is of another major version than the
+    judging suite: its cases are errored with `problem`, and are not unreadable (the recording is
+    whole; the suite of its own version judges it)."""
 
     def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         refused = self._refusal(suite, case)
@@ -91,7 +95,8 @@ class ReplayModel:
         if self.absent:
             return "unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded"
         if self.problem is not None:
-            self.unreadable.append(case.id)
+            if self.other_major is None:
+                self.unreadable.append(case.id)
             return "errored", self.problem
 
         def fingerprint() -> str:
@@ -130,9 +135,15 @@ def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayMode
     for problem in manifest_problems(manifest, directory, owner, suite):
         if problem.reason is not None:
             # A version problem is the manifest's own model's; another model's folder is not.
-            model = manifest.model if problem.kind == "version" else fallback
+            model = manifest.model if problem.kind in ("version", "major") else fallback
+            other = manifest.suite.version if problem.kind == "major" else None
             return ReplayModel(
-                model=model, directory=directory, manifest=None, problem=problem.reason, run=run
+                model=model,
+                directory=directory,
+                manifest=None,
+                problem=problem.reason,
+                run=run,
+                other_major=other,
             )
     return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
 

@@ -99,7 +99,13 @@ def record_command(
         "--max-cost",
         min=0.0,
         metavar="USD",
-        help="Start no new case once this run's recorded cost reaches USD; cases in flight finish.",
+        help="A cap on this run's recorded cost: fewer cases start as the spend nears USD, so it ends "
+        "within one case's cost of it; cases in flight finish.",
+    ),
+    allow_unstarted: bool = typer.Option(
+        False,
+        "--allow-unstarted",
+        help="Exit 0 even when cases were not started (--max-cost reached, a model failed fast; not exit 8).",
     ),
     allow_newer_suite: AllowNewerSuite = False,
     dry_run: bool = typer.Option(
@@ -152,6 +158,8 @@ def record_command(
     errored = report_run(outcome.run, suite, outputs, partial=chosen)
     retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
     failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
+    if allow_unstarted:
+        failed = [(code, line) for code, line in failed if code != Exit.NOT_STARTED]
     check_gates(outcome.run, fail_under=outputs.fail_under, max_errored=outputs.max_errored, failed=failed)
 
 
@@ -248,16 +256,16 @@ def _unfinished(
     if outcome.not_started:
         failed.append(
             (
-                Exit.INCOMPLETE,
+                Exit.NOT_STARTED,
                 f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost or 0:.4f}; "
                 f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
-                f"not started. {resume_all}",
+                f"not started (--allow-unstarted accepts them). {resume_all}",
             )
         )
     for stopped, why in outcome.stopped.items():
         failed.append(
             (
-                Exit.INCOMPLETE,
+                Exit.NOT_STARTED,
                 f"{stopped}: {outcome.unstarted.get(stopped, 0)} cases not started after its first cases "
                 f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
             )
