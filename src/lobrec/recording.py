@@ -335,17 +335,18 @@ class _Session:
         """Whether `--max-cost` lets one more case start now, the bound that keeps the spend within
         about one case's cost of the cap (docs/performance.md, "A budget"): a case starts only
         while the spend so far plus every case in flight and this one, each at the mean cost of the
-        cases finished so far, stays within the cap. The first case runs alone, to price a case;
-        a case that would not fit waits for those in flight (they may cost less), and when none
-        is left in flight it is not started."""
+        cases finished so far, stays within the cap. The first case runs alone, to price a case
+        (until one is priced, one more runs per case finished); a case that would not fit waits
+        for those in flight (they may cost less), and when none is left in flight it is not
+        started."""
         cap = self.options.max_cost_usd
         if cap is None:
             return "start"
         if self.spent_usd >= cap:
             return "stop"
         flying = sum(self.in_flight.values())
-        if not self.finished:
-            return "wait" if flying else "start"
+        if not self.spent_usd:  # no price seen yet: one more in flight for each case finished
+            return "start" if flying <= self.finished else "wait"
         estimate = self.spent_usd / self.finished
         if self.spent_usd + (flying + 1) * estimate <= cap:
             return "start"
