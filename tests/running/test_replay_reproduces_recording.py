@@ -28,7 +28,9 @@ from lobrec.suite_file import load_suite
 from tests.e2e.conftest import FakeGatewayProcess
 
 MODEL = "fixture/oracle"
-FAULTS = ["reset", "truncate", "429", "500", "502", "503", "504", "not_json", "400"]
+FAULTS = ["reset", "truncate", "hang", "429", "500", "502", "503", "504", "not_json", "400"]
+HANG_S = 0.3
+"""A hang's length: past the shorter time-out drawn (a timed-out attempt), within the longer."""
 
 fault_rules = st.lists(
     st.fixed_dictionaries(
@@ -36,6 +38,7 @@ fault_rules = st.lists(
             "case": st.sampled_from(["sel-01", "arg-01", "chain-01", "none-01"]),
             "faults": st.lists(st.sampled_from(FAULTS), max_size=4),
             "then": st.sampled_from(["ok", "ok", "reset", "503"]),
+            "hang_seconds": st.just(HANG_S),
         }
     ),
     max_size=3,
@@ -43,7 +46,7 @@ fault_rules = st.lists(
 recording_settings = st.fixed_dictionaries(
     {
         "delays": st.lists(st.sampled_from([0.0, 0.01, 0.1, 1.0]), max_size=4).map(tuple),
-        "timeout": st.sampled_from([5.0, 30.0]),
+        "timeout": st.sampled_from([0.2, 5.0]),
         "concurrency": st.integers(1, 8),
         "repeat": st.integers(1, 2),
     }
@@ -60,7 +63,7 @@ def outcomes(run: RunResult) -> dict[tuple[str, int, str], Any]:
     return found
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rules=fault_rules, shape=recording_settings)
 def test_rescore_gives_what_record_gave(
     fake_gateway_process: FakeGatewayProcess, rules: list[dict[str, Any]], shape: dict[str, Any]
