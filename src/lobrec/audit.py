@@ -140,11 +140,7 @@ def audit(
     a root that is a symlink to one is followed, as `rescore` follows it (`cassettes_root`), while
     every symlink under it is a finding.
     """
-    not_one_model(root)
-    if not any(root.iterdir()):
-        raise CassetteError(f"{root}: an empty folder; nothing to audit")
-    # A folder a record is writing would show its half-written state as findings.
-    refuse_while_recording([entry for entry in _entries(root) if entry.is_dir() and not entry.is_symlink()])
+    _auditable(root)
     exact = tuple(secret for secret in secrets if secret and len(secret) >= 8)
     findings: list[Finding] = []
     for entry in _entries(root):
@@ -161,6 +157,15 @@ def audit(
         for f in findings
     ]
     return sorted(masked, key=lambda finding: (str(finding.path), finding.where, finding.message))
+
+
+def _auditable(root: Path) -> None:
+    """Refuse a root that is one model's folder, an empty one, or one a record is writing (its
+    half-written state would read as findings)."""
+    not_one_model(root)
+    if not any(root.iterdir()):
+        raise CassetteError(f"{root}: an empty folder; nothing to audit")
+    refuse_while_recording([entry for entry in _entries(root) if entry.is_dir() and not entry.is_symlink()])
 
 
 def _entries(directory: Path) -> list[Path]:

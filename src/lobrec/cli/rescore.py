@@ -216,19 +216,9 @@ def _one_run_summary(
     An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
     cases are named with `--case`, which records them whatever their file holds.
     """
-    from lobrec.cassette.layout import MANIFEST
-
-    other = next((replay for replay in replays if replay.other_major), None)
-    if other is not None:
-        return f"{result.model}: {other_major_advice(other)}"
-    unusable = [replay.directory for replay in replays if replay.problem is not None]
-    if unusable:  # the manifest itself is unusable: it goes, the cassettes stay
-        fix = resume_command([result.model], None, cassettes, suite_path, [])
-        manifest = unusable[-1] / MANIFEST
-        return (
-            f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
-            f"Remove {manifest}, then record it again with: {fix}"
-        )
+    unusable = _unusable_folder(result.model, replays, cassettes, suite_path)
+    if unusable is not None:
+        return unusable
     redo = _to_record(result.cases)
     bad = replays[-1].unreadable if replays else []
     parts = _needs(redo, bad)
@@ -238,6 +228,27 @@ def _one_run_summary(
     if bad:
         fixes.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
     return f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fixes)
+
+
+def _unusable_folder(
+    model: str, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
+) -> str | None:
+    """The line of a model folder no case of which can be re-judged, or None: one of another major
+    suite version is judged with that suite; an unusable manifest goes, its cassettes stay."""
+    from lobrec.cassette.layout import MANIFEST
+
+    other = next((replay for replay in replays if replay.other_major), None)
+    if other is not None:
+        return f"{model}: {other_major_advice(other)}"
+    unusable = [replay.directory for replay in replays if replay.problem is not None]
+    if not unusable:
+        return None
+    fix = resume_command([model], None, cassettes, suite_path, [])
+    manifest = unusable[-1] / MANIFEST
+    return (
+        f"{model}: no case can be re-judged ({manifest} cannot be used). "
+        f"Remove {manifest}, then record it again with: {fix}"
+    )
 
 
 def _repeated_summary(
