@@ -67,6 +67,7 @@ from lobrec.cassette.layout import (
     run_gap_problem,
     run_number,
 )
+from lobrec.cassette.locks import refuse_while_recording
 from lobrec.cassette.manifest import load_manifest, manifest_problems
 from lobrec.core.results import SuiteRef
 from lobrec.errors import CassetteError, ConfigError
@@ -133,14 +134,13 @@ def audit(
     `secrets` are exact values to look for besides the patterns (the CLI passes LOBSTACK_API_KEY).
     `suite_version`, when given, is the suite the cassettes are for: a manifest of another major
     version is a finding, since rescore cannot re-judge it.
-    Raises CassetteError when `root` is not a directory, is one model's own folder or is empty
-    (as `rescore` refuses them: a clean result there would vouch for nothing); a root that is a
-    symlink to one is followed, as `rescore` follows it (`cassettes_root`), while every symlink
-    under it is a finding.
+    Raises RecordInProgress while a `lobrec record` writes any of its model folders (the lock rule
+    of `cassette.locks`), and CassetteError when `root` is not a directory, is one model's own
+    folder or is empty (as `rescore` refuses them: a clean result there would vouch for nothing);
+    a root that is a symlink to one is followed, as `rescore` follows it (`cassettes_root`), while
+    every symlink under it is a finding.
     """
-    not_one_model(root)
-    if not any(root.iterdir()):
-        raise CassetteError(f"{root}: an empty folder; nothing to audit")
+    _auditable(root)
     exact = tuple(secret for secret in secrets if secret and len(secret) >= 8)
     findings: list[Finding] = []
     for entry in _entries(root):
@@ -157,6 +157,15 @@ def audit(
         for f in findings
     ]
     return sorted(masked, key=lambda finding: (str(finding.path), finding.where, finding.message))
+
+
+def _auditable(root: Path) -> None:
+    """Refuse a root that is one model's folder, an empty one, or one a record is writing (its
+    half-written state would read as findings)."""
+    not_one_model(root)
+    if not any(root.iterdir()):
+        raise CassetteError(f"{root}: an empty folder; nothing to audit")
+    refuse_while_recording([entry for entry in _entries(root) if entry.is_dir() and not entry.is_symlink()])
 
 
 def _entries(directory: Path) -> list[Path]:

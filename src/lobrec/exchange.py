@@ -100,6 +100,11 @@ class Replayer(Protocol):
 
     def send(self, body: bytes) -> Answer: ...
 
+    def attempts(self, body: bytes) -> int:
+        """How many attempts the recording made with this body (not yet played): replay retries
+        as the recording did, whatever retry delays it was made with."""
+        ...
+
 
 def failure_kind(error: str) -> str:
     """The kind a recorded failure text begins with: `ConnectError` in `ConnectError: [Errno 111]

@@ -58,6 +58,14 @@ class ReplayCassette:
                 return position
         return None
 
+    def count(self, method: str, body: bytes | None) -> int:
+        """How many unplayed interactions this request would still get, one after another."""
+        return sum(
+            1
+            for index in self._unplayed
+            if self._interactions[index][0] == method and self._interactions[index][1] == body
+        )
+
     def play(self, method: str, body: bytes | None) -> RecordedResponse:
         """The recorded response for this request, played once; a miss raises `CassetteMiss`."""
         position = self.find(method, body)
@@ -92,6 +100,9 @@ class ReplayExchange:
 
     def __init__(self, cassette: ReplayCassette) -> None:
         self.cassette = cassette
+
+    def attempts(self, body: bytes) -> int:
+        return self.cassette.count(REPLAY_METHOD, body)
 
     def send(self, body: bytes) -> Answer:
         recorded = self.cassette.play(REPLAY_METHOD, body)

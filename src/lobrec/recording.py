@@ -21,6 +21,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import httpx
@@ -65,7 +66,8 @@ class RecordOptions:
     sleep: Sleep | None = None
     """How retries wait; tests pass a recorder so they never wait."""
     max_cost_usd: float | None = None
-    """Start no new case once this run's recorded cost reaches it; cases in flight finish."""
+    """A cap on this run's recorded cost: cases start only while the spend, with the cases in
+    flight priced at the mean so far, stays within it (`_Session.budget`); cases in flight finish."""
     repeat: int = 1
     """Runs of every case (`--repeat K`): run 1 in the model folder, runs 2..K in `runs/<n>/`."""
     retry_errored: bool = False
@@ -298,6 +300,8 @@ class _Session:
     """Run 1's results per model (the results file of a one-run folder is built from them)."""
     recorded: dict[str, list[str]] = field(default_factory=dict)
     spent_usd: float = 0.0
+    finished: int = 0
+    """Cases of this call finished (their cost is in `spent_usd`): the budget's price of a case."""
     not_started: int = 0
     first_failures: dict[str, list[str]] = field(default_factory=dict)
     """Per model still on probation, the lasting reasons its first finished cases errored with."""
@@ -327,9 +331,26 @@ class _Session:
                 "no more of its cases are started"
             )
 
-    def over_budget(self) -> bool:
-        budget = self.options.max_cost_usd
-        return budget is not None and self.spent_usd >= budget
+    def budget(self) -> Literal["start", "wait", "stop"]:
+        """Whether `--max-cost` lets one more case start now, the bound that keeps the spend within
+        about one case's cost of the cap (docs/performance.md, "A budget"): a case starts only
+        while the spend so far plus every case in flight and this one, each at the mean cost of the
+        cases finished so far, stays within the cap. The first case runs alone, to price a case
+        (until one is priced, one more runs per case finished); a case that would not fit waits
+        for those in flight (they may cost less), and when none is left in flight it is not
+        started."""
+        cap = self.options.max_cost_usd
+        if cap is None:
+            return "start"
+        if self.spent_usd >= cap:
+            return "stop"
+        flying = sum(self.in_flight.values())
+        if not self.spent_usd:  # no price seen yet: one more in flight for each case finished
+            return "start" if flying <= self.finished else "wait"
+        estimate = self.spent_usd / self.finished
+        if self.spent_usd + (flying + 1) * estimate <= cap:
+            return "start"
+        return "wait" if flying else "stop"
 
     def on_probation(self, model: str) -> bool:
         """A case of `model` errored for a lasting reason and none has shown otherwise yet."""
@@ -343,12 +364,15 @@ class _Session:
         # starts, as the next probe.
         async with self.changed:
             await self.changed.wait_for(
-                lambda: not self.on_probation(model) or not self.in_flight.get(model, 0)
+                lambda: (
+                    (not self.on_probation(model) or not self.in_flight.get(model, 0))
+                    and (model in self.stopped or self.budget() != "wait")
+                )
             )
             if model in self.stopped:
                 self.unstarted[model] = self.unstarted.get(model, 0) + 1
                 return
-            if self.over_budget():
+            if self.budget() == "stop":
                 self.not_started += 1
                 return
             self.in_flight[model] = self.in_flight.get(model, 0) + 1
@@ -387,6 +411,7 @@ class _Session:
 
     def _done(self, model: str, run: int, result: CaseResult) -> None:
         self.spent_usd += math.fsum(c.cost_usd for c in result.api_calls if c.cost_usd is not None)
+        self.finished += 1
         if run == 1:
             self.results[model][result.id] = result
         self.recorded[model].append(result.id)

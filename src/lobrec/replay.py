@@ -71,6 +71,10 @@ class ReplayModel:
     """Which run of the model this folder holds: 1 is the model folder, n its `runs/<n>/`."""
     absent: bool = False
     """A run folder missing below the highest run: the run counts, with every case unrecorded."""
+    other_major: str | None = None
+    """The suite version the folder was recorded on, when it is of another major version than the
+    judging suite: its cases are errored with `problem`, and are not unreadable (the recording is
+    whole; the suite of its own version judges it)."""
 
     def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         refused = self._refusal(suite, case)
@@ -91,7 +95,8 @@ class ReplayModel:
         if self.absent:
             return "unrecorded", f"{self.directory}: no such folder, run {self.run} is not recorded"
         if self.problem is not None:
-            self.unreadable.append(case.id)
+            if self.other_major is None:
+                self.unreadable.append(case.id)
             return "errored", self.problem
 
         def fingerprint() -> str:
@@ -130,9 +135,15 @@ def _open_run(directory: Path, suite: Suite, owner: str, run: int) -> ReplayMode
     for problem in manifest_problems(manifest, directory, owner, suite):
         if problem.reason is not None:
             # A version problem is the manifest's own model's; another model's folder is not.
-            model = manifest.model if problem.kind == "version" else fallback
+            model = manifest.model if problem.kind in ("version", "major") else fallback
+            other = manifest.suite.version if problem.kind == "major" else None
             return ReplayModel(
-                model=model, directory=directory, manifest=None, problem=problem.reason, run=run
+                model=model,
+                directory=directory,
+                manifest=None,
+                problem=problem.reason,
+                run=run,
+                other_major=other,
             )
     return ReplayModel(model=manifest.model, directory=directory, manifest=manifest, run=run)
 
@@ -145,6 +156,27 @@ def refuse_newer_suite(models: list[ReplayModel], suite: Suite) -> None:
         problem = newer_suite_problem(replay.directory, replay.manifest.suite.version, suite)
         if problem is not None:
             raise VersionMismatch(problem)
+
+
+def open_cassette_folders(
+    suite: Suite, directories: list[Path], *, allow_newer_suite: bool = False
+) -> list[ReplayModel]:
+    """The one way into model folders to judge (rescore, diff, a record's own results, a dry run):
+    the lock rule, then the manifest rules, then the version rules, in that order.
+
+    - Lock: refused (`RecordInProgress`) while a `lobrec record` in another process writes any of
+      them: its cassettes are not complete, and every case it has not reached would read as
+      unrecorded. A record of this process reading the folders it holds is the writer itself.
+    - Manifest (`cassette.manifest.manifest_problems`): a folder whose manifest breaks a rule, or
+      is of another major suite version, errors its cases with the reason.
+    - Version: a folder recorded with a newer suite than `suite` raises `VersionMismatch`, unless
+      `allow_newer_suite`.
+    """
+    refuse_while_recording(directories)
+    models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
+    if not allow_newer_suite:
+        refuse_newer_suite(models, suite)
+    return models
 
 
 @dataclass(kw_only=True)
@@ -169,10 +201,8 @@ async def rescore(
     *,
     allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
-    """Re-judge every model directory under `root`; refused while a `lobrec record` writes any
-    (its cassettes are not complete: every case it has not reached would read as unrecorded)."""
+    """Re-judge every model directory under `root` (`open_cassette_folders` applies the rules)."""
     directories = model_directories(root)
-    refuse_while_recording(directories)
     return await rescore_directories(suite, directories, progress, jobs, allow_newer_suite=allow_newer_suite)
 
 
@@ -219,9 +249,7 @@ async def rescore_directories(
     folder (`run` says which), run 1 first for each model.
     """
     progress = progress or Progress()
-    models = [replay for directory in directories for replay in open_run_directories(directory, suite)]
-    if not allow_newer_suite:
-        refuse_newer_suite(models, suite)
+    models = open_cassette_folders(suite, directories, allow_newer_suite=allow_newer_suite)
     progress.planned(len(models) * len(suite.cases))
     if jobs > 1 and len(models) > 1:
         run = await _replay_in_processes(suite, models, progress, jobs)

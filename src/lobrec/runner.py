@@ -9,7 +9,8 @@ from a cassette, `lobrec.playback`) synchronously, and recorded retries replay w
 `lobrec.exchange` for the seam and the failures it raises.
 
 The retry rule: retry only when the request did not complete, or the gateway answered 429, 502, 503
-or 504; at most 3 retries, waiting 1, 2 and 4 seconds. Any other answer is the model's result: every
+or 504; at most 3 retries, waiting 1, 2 and 4 seconds (`--retry-delays` changes them; replay
+retries exactly as often as the recording did). Any other answer is the model's result: every
 2xx is read as a chat completion (a 201 or 203 completion is judged like a 200; a 2xx that is not a
 completion, a 204 included, errors the case as a 200 that is not one does). Another status (an
 error, or a 1xx/3xx, which carries no completion), or a request that still fails, errors the case,
@@ -142,15 +143,23 @@ class CaseErrored(Exception):
         self.reason = reason
 
 
+RecordedAttempts = Callable[[bytes], int]
+"""Replay: how many attempts the recording made with a request body (`Replayer.attempts`)."""
+
+
 def _send_with_retries(
-    body: bytes, step: int, attempts: list[ApiCall], policy: RetryPolicy
+    body: bytes, step: int, attempts: list[ApiCall], policy: RetryPolicy, recorded: RecordedAttempts | None
 ) -> Generator[bytes | Wait, Answer | None, Answer]:
-    tries = 1 + len(policy.delays_s)
+    """The retry rule. Replay makes as many attempts as the recording made with this body (its
+    retry policy, whatever `--retry-delays` it had), so a case errored after 3 attempts replays as
+    errored, not as stale for a 4th attempt it never made; a body never recorded gets the default
+    and misses at once (stale)."""
+    tries = (recorded(body) if recorded is not None else 0) or 1 + len(policy.delays_s)
     for attempt in range(tries):
         answer = yield from _attempt(body, step, attempt, attempts, tries)
         if answer is not None:
             return answer
-        yield Wait(policy.delays_s[attempt])
+        yield Wait(policy.delays_s[attempt] if attempt < len(policy.delays_s) else 0.0)
     raise AssertionError("unreachable")
 
 
@@ -211,9 +220,12 @@ def _next_messages(
     return [*messages, wire.assistant_message(reply), *tool_messages]
 
 
-def case_run(suite: Suite, case: Case, model: str, policy: RetryPolicy) -> CaseRun:
+def case_run(
+    suite: Suite, case: Case, model: str, policy: RetryPolicy, recorded: RecordedAttempts | None = None
+) -> CaseRun:
     """Run every step of a case (a chain stops at its first failing step) and judge each: the one
-    code path of live and replay (see the module docstring for how it is driven)."""
+    code path of live and replay (see the module docstring for how it is driven); replay passes
+    `recorded`, the attempts its recording made."""
     offered = suite.offered_tools(case)
     messages: list[Message | dict[str, Any]] = list(case.messages)
     verdicts: list[StepVerdict] = []
@@ -227,7 +239,7 @@ def case_run(suite: Suite, case: Case, model: str, policy: RetryPolicy) -> CaseR
     for index, step in enumerate(case.steps):
         body = wire.request_body(model, messages, offered)
         try:
-            reply = _reply((yield from _send_with_retries(body, index, attempts, policy)))
+            reply = _reply((yield from _send_with_retries(body, index, attempts, policy, recorded)))
         except CaseErrored as exc:
             return result("errored", exc.reason)
         except CassetteMiss as exc:
@@ -285,8 +297,9 @@ async def run_case(
 
 
 def replay_case(replayer: Replayer, suite: Suite, case: Case, model: str) -> CaseResult:
-    """`case_run` through a recording: synchronous, and recorded retries replay without waiting."""
-    run = case_run(suite, case, model, RetryPolicy())
+    """`case_run` through a recording: synchronous, and recorded retries replay without waiting,
+    as many as were recorded."""
+    run = case_run(suite, case, model, RetryPolicy(), replayer.attempts)
     request = _resume(run, None)
     while not isinstance(request, CaseResult):
         if isinstance(request, Wait):

@@ -398,9 +398,10 @@ def test_cli_rescore_reports_every_hostile_file_and_scores_the_rest(
 
     done = run_lobrec(["rescore", str(root), "--suite", str(small_suite_path), "--json", str(out)])
 
-    assert done.returncode == 4
+    assert done.returncode == 6
     assert done.stderr.decode().splitlines()[-1] == (
-        "lobrec: gate failed: 4 unreadable cases in 1 model, as listed above (--allow-stale accepts them)"
+        "lobrec: gate failed: 4 unreadable cases in 1 model, as listed above "
+        "(--allow-unreadable accepts them)"
     )
     assert done.stderr.decode().splitlines()[-2] == (
         "lobrec: fixture/oracle: 4 unreadable (sel-01, arg-01, par-01, chain-01). "

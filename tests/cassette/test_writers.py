@@ -105,7 +105,7 @@ def test_rescore_while_a_record_writes_the_folder_says_so_in_one_line(
                 4,
                 b"",
                 f"lobrec: {cassettes}: a lobrec record (pid {recorder.pid}) is still writing the cassettes "
-                "of fixture/oracle; rescore when it has finished\n",
+                "of fixture/oracle; try again when it has finished\n",
             )
         finally:
             recorder.send_signal(signal.SIGINT)

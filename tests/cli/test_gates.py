@@ -115,7 +115,7 @@ def test_every_failed_gate_is_printed_with_scores_as_the_reports_round_them(
     assert result.returncode == Exit.ERRORED
     lines = gate_lines(result.stderr)
     assert len(lines) == 3
-    assert lines[0].startswith("lobrec: gate failed: 1 stale or unrecorded cases in 1 model")
+    assert lines[0].startswith("lobrec: gate failed: 1 stale or unrecorded case in 1 model")
     assert "errored cases over --max-errored 0" in lines[1]
     assert re.fullmatch(BELOW, lines[2])
 
@@ -137,7 +137,10 @@ def test_all_80_errored_fails_live_and_on_rescore(gateway: FakeGatewayProcess, t
         *FAST, "--fail-under", "90",
     )  # fmt: skip
     assert live.returncode == Exit.GATEWAY
-    expected = ["lobrec: gate failed: no case scored: fixture/oracle (80 of 80 errored)"]
+    expected = [
+        "lobrec: gate failed: no case judged: fixture/oracle (80 errored of 80); "
+        "no option passes a model with none"
+    ]
     assert gate_lines(live.stderr) == expected
     result = lobrec("rescore", str(cassettes), "--fail-under", "90", "--max-errored", "100%")
     assert result.returncode == Exit.GATEWAY

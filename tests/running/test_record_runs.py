@@ -101,9 +101,9 @@ def test_max_cost_stops_starting_cases_and_the_printed_command_resumes(
 ) -> None:
     gateway.reset()
     code, _, err = _record(gateway, tmp_path, "--max-cost", "0.0001", "--concurrency", "2")
-    assert code == 4, err
+    assert code == 8, err  # cases not started: their own code
     line = next(line for line in err.splitlines() if "--max-cost reached" in line)
-    assert "cases were not started. Resume with: " in line
+    assert "cases were not started (--allow-unstarted accepts them). Resume with: " in line
     model_dir = tmp_path / model_dir_name(FLAKY)
     recorded = len(_files(model_dir)) - 1
     assert 1 <= recorded < 80
@@ -169,10 +169,13 @@ def test_a_stopped_run_with_errored_cases_prints_one_command_for_both(
     code, _, err = _record(
         gateway, tmp_path, "--max-cost", "0.0001", "--concurrency", "1", "--max-errored", "1"
     )
-    assert code == 4, err  # the errored case is allowed: the run is incomplete, not failed
+    assert code == 8, err  # the errored case is allowed: cases were not started, nothing failed
     assert "Record the errored cases again with" not in err
     (line,) = [line for line in err.splitlines() if "Resume" in line]
-    assert "not started. Resume, recording the errored cases again too, with: lobrec record " in line
+    assert (
+        "not started (--allow-unstarted accepts them). Resume, recording the errored cases again too, "
+        in line
+    )
     command = shlex.split(line.split("with: ", 1)[1])
     assert command[-2:] == ["--missing", "--retry-errored"]
     command[command.index("--max-cost") + 1] = "1000"

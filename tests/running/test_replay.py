@@ -121,7 +121,7 @@ def test_cli_refuses_another_major_version(recorded: tuple[Suite, Path], tmp_pat
     suite, cassettes = recorded
     path = write(msgspec.structs.replace(suite, version="2.0.0"), tmp_path / "v2.json")
     result = invoke("rescore", str(cassettes), "--suite", str(path))
-    assert result.exit_code == Exit.INCOMPLETE
+    assert result.exit_code == Exit.GATEWAY  # nothing judged
     reason = (
         f"{cassettes}/{MODEL_DIR}: recorded on suite fake-gateway-e2e 1.0.0, the suite is "
         "fake-gateway-e2e 2.0.0: another major version cannot be re-judged"
@@ -130,12 +130,20 @@ def test_cli_refuses_another_major_version(recorded: tuple[Suite, Path], tmp_pat
     shown = ", ".join(case.id for case in suite.cases[:5]) + (f" and {count - 5} more" if count > 5 else "")
     assert result.stderr.strip().splitlines() == [
         f"lobrec: {MODEL}: {count} cases errored ({shown}): {reason}",
-        f"lobrec: {MODEL}: no case can be re-judged ({cassettes}/{MODEL_DIR}/manifest.json cannot be used). "
-        f"Remove {cassettes}/{MODEL_DIR}/manifest.json, then record it again with: lobrec record "
-        f"--model {MODEL} --cassettes {cassettes} --suite {path} --missing",
-        f"lobrec: gate failed: {count} unreadable cases in 1 model, as listed above "
-        "(--allow-stale accepts them)",
+        f"lobrec: {MODEL}: {reason}. Nothing needs recording: judge it with suite 1.0.0 or another 1.x "
+        "(--suite FILE), or with a lobrec whose bundled suite is 1.x (lobrec --version names it)",
+        f"lobrec: gate failed: {count} cases recorded on another major suite version in 1 model, as listed "
+        "above (--allow-other-major accepts them)",
+        f"lobrec: gate failed: no case judged: {MODEL} ({count} errored of {count}); no option passes a "
+        "model with none",
     ]
+    # No allowance of another kind, nor its own, makes "nothing judged" green.
+    for allowances in (["--allow-stale"], ["--allow-unreadable"], ["--allow-other-major", "--allow-stale"]):
+        again = invoke(
+            "rescore", str(cassettes), "--suite", str(path), "--fail-under", "80", "--max-errored", "0",
+            *allowances,
+        )  # fmt: skip
+        assert again.exit_code == Exit.GATEWAY, allowances
 
 
 def test_cli_minor_version_rejudges(recorded: tuple[Suite, Path], tmp_path: Path) -> None:
@@ -157,12 +165,14 @@ def test_cli_corrupt_and_missing_cassettes(recorded: tuple[Suite, Path], tmp_pat
     out = tmp_path / "r.json"
 
     result = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--json", str(out))
-    assert result.exit_code == Exit.INCOMPLETE
-    assert result.stderr.strip().splitlines()[-1] == (
-        "lobrec: gate failed: 1 stale or unrecorded and 1 unreadable cases in 1 model, as listed above "
-        "(--allow-stale accepts them)"
-    )
-    assert result.stderr.strip().splitlines()[-2] == (
+    assert result.exit_code == Exit.UNREADABLE
+    assert result.stderr.strip().splitlines()[-2:] == [
+        "lobrec: gate failed: 1 unreadable case in 1 model, as listed above "
+        "(--allow-unreadable accepts them)",
+        "lobrec: gate failed: 1 stale or unrecorded case in 1 model, as listed above "
+        "(--allow-stale accepts them)",
+    ]
+    assert result.stderr.strip().splitlines()[-3] == (
         "lobrec: fixture/oracle: 1 stale or unrecorded (none-01); 1 unreadable (sel-01). "
         f"Record them with: lobrec record --model fixture/oracle --cassettes {cassettes} "
         f"--suite {suite_path} --missing && lobrec record --model fixture/oracle --cassettes {cassettes} "
@@ -178,7 +188,14 @@ def test_cli_corrupt_and_missing_cassettes(recorded: tuple[Suite, Path], tmp_pat
     assert [by_id[i].status for i in ("arg-01", "par-01", "chain-01")] == ["scored"] * 3
     assert (model.counts.scored, model.counts.errored, model.counts.unrecorded) == (3, 1, 1)
 
-    allowed = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--allow-stale")
+    # Each allowance passes its own kind only.
+    stale_only = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--allow-stale")
+    assert stale_only.exit_code == Exit.UNREADABLE
+    unreadable_only = invoke("rescore", str(cassettes), "--suite", str(suite_path), "--allow-unreadable")
+    assert unreadable_only.exit_code == Exit.INCOMPLETE
+    allowed = invoke(
+        "rescore", str(cassettes), "--suite", str(suite_path), "--allow-stale", "--allow-unreadable"
+    )
     assert allowed.exit_code == Exit.OK
 
 

@@ -79,13 +79,18 @@ def writer_pid(directory: Path) -> int | None:
 
 
 def refuse_while_recording(directories: list[Path]) -> None:
-    """Raise `RecordInProgress`, in one line, when a `lobrec record` is writing any of `directories`."""
-    busy = [(directory, pid) for directory in directories if (pid := writer_pid(directory)) is not None]
+    """Raise `RecordInProgress`, in one line, when a `lobrec record` of another process is writing
+    any of `directories` (this process's own record reads what it holds once its cases are saved)."""
+    busy = [
+        (directory, pid)
+        for directory in directories
+        if (pid := writer_pid(directory)) is not None and pid != os.getpid()
+    ]
     if not busy:
         return
     names = ", ".join(model_from_dir_name(directory.name) for directory, _ in busy)
     pids = ", ".join(dict.fromkeys(str(pid) for _, pid in busy))
     raise RecordInProgress(
         f"{busy[0][0].parent}: a lobrec record (pid {pids}) is still writing the cassettes of {names}; "
-        "rescore when it has finished"
+        "try again when it has finished"
     )

@@ -75,7 +75,9 @@ class ManifestProblem:
     with `reason` (None: replay reads the folder anyway); `lobrec audit` reports `finding` at
     `field` (a JSON path, or "")."""
 
-    kind: Literal["model", "owner", "version", "case id"]
+    kind: Literal["model", "owner", "version", "major", "case id"]
+    """`major`: recorded on another major version of the suite (a readable recording, judged by
+    another suite: `--suite FILE` of that version judges it); `version`: not a version at all."""
     reason: str | None
     finding: str
     field: str = ""
@@ -117,7 +119,7 @@ def manifest_problems(
     elif suite is not None and not same_major(recorded.version, suite.version):
         problems.append(
             ManifestProblem(
-                "version",
+                "major",
                 f"{directory}: recorded on suite {recorded.name} {recorded.version}, the suite is "
                 f"{suite.name} {suite.version}: another major version cannot be re-judged",
                 f"recorded on suite {recorded.version}; another major version cannot be re-judged",

@@ -16,9 +16,18 @@ if TYPE_CHECKING:
     from lobrec.core.results import RunResult
 
 
-GATE_ORDER = (Exit.GATEWAY, Exit.ERRORED, Exit.INCOMPLETE, Exit.BELOW_THRESHOLD)
+GATE_ORDER = (
+    Exit.GATEWAY,
+    Exit.OTHER_MAJOR,
+    Exit.UNREADABLE,
+    Exit.ERRORED,
+    Exit.NOT_STARTED,
+    Exit.INCOMPLETE,
+    Exit.BELOW_THRESHOLD,
+)
 """When several gates fail, the first of these wins: the less of a model was judged, the more its
-code says (no score at all, then cases that errored, then cases out of date, then a low score)."""
+code says (nothing judged at all, then recordings another suite must judge, unreadable ones, cases
+that errored, cases never started, cases out of date, then a low score)."""
 
 
 def check_gates(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from lobrec.cli._output import fail, say
+from lobrec.cli._output import failed, say
 
 FINDINGS_EXIT = 1
 """Like a linter: 1 means "look at what was printed"."""
@@ -44,7 +44,7 @@ def audit_command(
         version = _suite_version(suite_path)
         findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),), suite_version=version)
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     for finding in findings:
         say(str(finding), output=True)
     if findings:

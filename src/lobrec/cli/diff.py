@@ -14,7 +14,7 @@ import typer
 
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import SuitePath, also_write
-from lobrec.cli._output import fail
+from lobrec.cli._output import failed
 from lobrec.cli._reports import one_stdout, report_console, write_report
 
 
@@ -65,7 +65,7 @@ def diff_command(
         side_b = load_side(b, suite_path, model, allow_newer_suite)
         comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
     if html_out:

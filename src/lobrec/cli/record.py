@@ -10,7 +10,7 @@ import typer
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, os_error_line, say
+from lobrec.cli._output import fail, failed, os_error_line, say
 from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
@@ -98,7 +98,13 @@ def record_command(
         "--max-cost",
         min=0.0,
         metavar="USD",
-        help="Start no new case once this run's recorded cost reaches USD; cases in flight finish.",
+        help="A cap on this run's recorded cost: fewer cases start as the spend nears USD, so it ends "
+        "within one case's cost of it; cases in flight finish.",
+    ),
+    allow_unstarted: bool = typer.Option(
+        False,
+        "--allow-unstarted",
+        help="Exit 0 even when cases were not started (--max-cost reached, a model failed fast; not exit 8).",
     ),
     allow_newer_suite: AllowNewerSuite = False,
     dry_run: bool = typer.Option(
@@ -153,6 +159,8 @@ def record_command(
     if outcome.interrupted:  # the run ends below, before any gate: the summary says why
         job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
     failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
+    if allow_unstarted:
+        failed = [(code, line) for code, line in failed if code != Exit.NOT_STARTED]
     gate_run(outcome.run, suite, outputs, failed)
 
 
@@ -230,7 +238,7 @@ def _record(
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     except OSError as exc:
         raise fail(os_error_line(exc)) from None
     except Interrupted:
@@ -250,16 +258,16 @@ def _unfinished(
     if outcome.not_started:
         failed.append(
             (
-                Exit.INCOMPLETE,
+                Exit.NOT_STARTED,
                 f"--max-cost reached: this run spent ${outcome.spent_usd:.4f} of ${max_cost or 0:.4f}; "
                 f"{counted(outcome.not_started, 'case')} {'was' if outcome.not_started == 1 else 'were'} "
-                f"not started. {resume_all}",
+                f"not started (--allow-unstarted accepts them). {resume_all}",
             )
         )
     for stopped, why in outcome.stopped.items():
         failed.append(
             (
-                Exit.INCOMPLETE,
+                Exit.NOT_STARTED,
                 f"{stopped}: {outcome.unstarted.get(stopped, 0)} cases not started after its first cases "
                 f"all errored: {why}. Once that is fixed, record the rest with: {resume} --retry-errored",
             )

@@ -10,7 +10,7 @@ import typer
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, say
+from lobrec.cli._output import fail, failed, say
 from lobrec.cli._reports import check_outputs, gate_run, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
@@ -35,7 +35,17 @@ def rescore_command(
     outputs: Outputs = OUTPUTS,
     group: GroupOption = [],  # noqa: B006 - typer reads the default, never mutates it
     allow_stale: bool = typer.Option(
-        False, "--allow-stale", help="Exit 0 even when cases are stale, unrecorded or unreadable."
+        False, "--allow-stale", help="Exit 0 even when cases are stale or unrecorded (not exit 4)."
+    ),
+    allow_unreadable: bool = typer.Option(
+        False,
+        "--allow-unreadable",
+        help="Exit 0 even when cassettes or manifests are unreadable (not exit 6).",
+    ),
+    allow_other_major: bool = typer.Option(
+        False,
+        "--allow-other-major",
+        help="Exit 0 even when folders were recorded on another major suite version (not exit 7).",
     ),
     against: Path | None = typer.Option(
         None,
@@ -70,17 +80,19 @@ def rescore_command(
     report_run(outcome.run, suite, outputs)
     for line in unrecorded_candidates(outcome.run, cassettes_dir, suite_path):
         say(line)
-    incomplete = incomplete_summary(outcome, cassettes_dir, suite_path)
-    for line in incomplete:
+    for line in incomplete_summary(outcome, cassettes_dir, suite_path):
         say(line)
-    failed = (
-        []
-        if allow_stale or not incomplete
-        else [(Exit.INCOMPLETE, _incomplete_gate(outcome, len(incomplete)))]
-    )
+    allowed = {
+        Exit.INCOMPLETE: allow_stale,
+        Exit.UNREADABLE: allow_unreadable,
+        Exit.OTHER_MAJOR: allow_other_major,
+    }
+    gates = not_judged_gates(outcome, len(suite.cases))
+    failed = [(code, line) for code, (line, _) in gates.items() if not allowed[code]]
     excused: dict[str, int] = {}
-    for replay in outcome.models:
-        excused[replay.model] = excused.get(replay.model, 0) + len(replay.unreadable)
+    for code in (Exit.UNREADABLE, Exit.OTHER_MAJOR):
+        for model, count in gates.get(code, ("", {}))[1].items():
+            excused[model] = excused.get(model, 0) + count
     gate_run(outcome.run, suite, outputs, failed, excused)
 
 
@@ -94,7 +106,7 @@ def _rescore(
 ) -> tuple[Suite, RescoreOutcome]:
     """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
     and its exit code."""
-    from lobrec.errors import LobrecError, RecordInProgress
+    from lobrec.errors import LobrecError
     from lobrec.progress import RunProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
@@ -115,24 +127,45 @@ def _rescore(
                 )
             outcome = run_async(rescoring)
         outcome.run = with_suite_source(outcome.run, suite_path)
-    except RecordInProgress as exc:  # the cassettes are incomplete for now: exit as a stale rescore does
-        raise fail(str(exc), Exit.INCOMPLETE) from None
     except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise failed(exc) from None
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome
 
 
-def _incomplete_gate(outcome: RescoreOutcome, models: int) -> str:
-    """The gate line of a rescore that left cases of `models` models not re-judged."""
-    stale = sum(m.counts.stale + m.counts.unrecorded for m in outcome.run.models)
-    unreadable = sum(len(m.unreadable) for m in outcome.models)
-    counted = [f"{stale} stale or unrecorded"] if stale else []
-    counted += [f"{unreadable} unreadable"] if unreadable else []
-    what = " and ".join(counted) or "cases not re-judged"
-    shown = "1 model" if models == 1 else f"{models} models"
-    return f"{what} cases in {shown}, as listed above (--allow-stale accepts them)"
+def not_judged_gates(outcome: RescoreOutcome, cases: int) -> dict[Exit, tuple[str, dict[str, int]]]:
+    """Each kind of case a rescore did not judge, by its exit code: the gate line, and the count per
+    model. Stale or unrecorded (4, `--allow-stale`), unreadable (6, `--allow-unreadable`), recorded
+    on another major suite version (7, `--allow-other-major`): one allowance never passes another
+    kind, and a model with nothing judged fails the `no_scores` gate (3) whatever is allowed.
+    `cases` is how many cases each run folder was asked for."""
+    from lobrec.core.words import counted
+
+    per_kind: dict[Exit, dict[str, int]] = {Exit.OTHER_MAJOR: {}, Exit.UNREADABLE: {}, Exit.INCOMPLETE: {}}
+    for model in outcome.run.models:
+        if model.counts.stale + model.counts.unrecorded:
+            per_kind[Exit.INCOMPLETE][model.model] = model.counts.stale + model.counts.unrecorded
+    for replay in outcome.models:
+        kind, count = (
+            (Exit.OTHER_MAJOR, cases) if replay.other_major else (Exit.UNREADABLE, len(replay.unreadable))
+        )
+        if count:
+            per_kind[kind][replay.model] = per_kind[kind].get(replay.model, 0) + count
+    what = {
+        Exit.INCOMPLETE: ("{n} stale or unrecorded {cases}", "--allow-stale"),
+        Exit.UNREADABLE: ("{n} unreadable {cases}", "--allow-unreadable"),
+        Exit.OTHER_MAJOR: ("{n} {cases} recorded on another major suite version", "--allow-other-major"),
+    }
+    gates = {}
+    for code, models in per_kind.items():
+        if models:
+            words, flag = what[code]
+            total = sum(models.values())
+            cases_in = words.format(n=total, cases="case" if total == 1 else "cases")
+            line = f"{cases_in} in {counted(len(models), 'model')}, as listed above ({flag} accepts them)"
+            gates[code] = (line, models)
+    return gates
 
 
 def unrecorded_candidates(run: RunResult, cassettes: Path, suite_path: Path | None) -> list[str]:
@@ -176,16 +209,9 @@ def _one_run_summary(
     An unreadable cassette is not "missing" (its file exists), so `--missing` would skip it: those
     cases are named with `--case`, which records them whatever their file holds.
     """
-    from lobrec.cassette.layout import MANIFEST
-
-    unusable = [replay.directory for replay in replays if replay.problem is not None]
-    if unusable:  # the manifest itself is unusable: it goes, the cassettes stay
-        fix = resume_command([result.model], None, cassettes, suite_path, [])
-        manifest = unusable[-1] / MANIFEST
-        return (
-            f"{result.model}: no case can be re-judged ({manifest} cannot be used). "
-            f"Remove {manifest}, then record it again with: {fix}"
-        )
+    unusable = _unusable_folder(result.model, replays, cassettes, suite_path)
+    if unusable is not None:
+        return unusable
     redo = _to_record(result.cases)
     bad = replays[-1].unreadable if replays else []
     parts = _needs(redo, bad)
@@ -195,6 +221,27 @@ def _one_run_summary(
     if bad:
         fixes.append(resume_command([result.model], None, cassettes, suite_path, bad, missing=False))
     return f"{result.model}: " + "; ".join(parts) + ". Record them with: " + " && ".join(fixes)
+
+
+def _unusable_folder(
+    model: str, replays: list[ReplayModel], cassettes: Path, suite_path: Path | None
+) -> str | None:
+    """The line of a model folder no case of which can be re-judged, or None: one of another major
+    suite version is judged with that suite; an unusable manifest goes, its cassettes stay."""
+    from lobrec.cassette.layout import MANIFEST
+
+    other = next((replay for replay in replays if replay.other_major), None)
+    if other is not None:
+        return f"{model}: {other_major_advice(other)}"
+    unusable = [replay.directory for replay in replays if replay.problem is not None]
+    if not unusable:
+        return None
+    fix = resume_command([model], None, cassettes, suite_path, [])
+    manifest = unusable[-1] / MANIFEST
+    return (
+        f"{model}: no case can be re-judged ({manifest} cannot be used). "
+        f"Remove {manifest}, then record it again with: {fix}"
+    )
 
 
 def _repeated_summary(
@@ -210,23 +257,46 @@ def _repeated_summary(
     folders = {replay.run: replay for replay in replays}
     parts: list[str] = []
     remove: list[str] = []
+    others: list[str] = []
     for run in result.runs:
-        _run_parts(run.run, folders.get(run.run), run.cases, parts, remove)
+        _run_parts(run.run, folders.get(run.run), run.cases, parts, remove, others)
+    lines = [f"{result.model} ({result.k} runs): {other}" for other in others]
     if not parts:
-        return []
+        return lines
     fix = resume_command([result.model], None, cassettes, suite_path, []) + f" --repeat {result.k}"
     then = f"Remove {', '.join(remove)}, then record them with" if remove else "Record them with"
-    return [f"{result.model} ({result.k} runs): " + "; ".join(parts) + f". {then}: {fix}"]
+    return [*lines, f"{result.model} ({result.k} runs): " + "; ".join(parts) + f". {then}: {fix}"]
+
+
+def other_major_advice(replay: ReplayModel) -> str:
+    """What to do with a folder recorded on another major suite version: judge it with a suite of
+    that version, never remove or record anything (the recording is whole)."""
+    recorded = replay.other_major or ""
+    major = recorded.split(".")[0]
+    return (
+        f"{replay.problem}. Nothing needs recording: judge it with suite {recorded} or another "
+        f"{major}.x (--suite FILE), or with a lobrec whose bundled suite is {major}.x "
+        "(lobrec --version names it)"
+    )
 
 
 def _run_parts(
-    number: int, replay: ReplayModel | None, cases: list[CaseResult], parts: list[str], remove: list[str]
+    number: int,
+    replay: ReplayModel | None,
+    cases: list[CaseResult],
+    parts: list[str],
+    remove: list[str],
+    others: list[str],
 ) -> None:
-    """Add what run `number` needs to `parts`, and the files to remove first to `remove`."""
+    """Add what run `number` needs to `parts`, the files to remove first to `remove`, and the
+    advice for a run recorded on another major suite version (nothing to record) to `others`."""
     from lobrec.cassette.layout import MANIFEST
 
     if replay is not None and replay.absent:
         parts.append(f"run {number} not recorded")
+        return
+    if replay is not None and replay.other_major:
+        others.append(f"run {number}: {other_major_advice(replay)}")
         return
     if replay is not None and replay.problem is not None:
         parts.append(f"run {number}: no case can be re-judged ({replay.problem})")

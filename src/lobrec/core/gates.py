@@ -2,10 +2,12 @@
 
 Each gate looks at the results alone and says, in one line, which models fail it:
 
-- `no_scores`: a model with errored cases and not one scored case (the gateway could not be used);
+- `no_scores`: a model with not one judged (scored) case, whatever the others are (errored,
+  unreadable, of another major suite version, stale, unrecorded, not started): nothing was judged,
+  so no option allows it (docs/methodology.md, "Judged or not green");
 - `errored`: a model with more errored cases than `--max-errored` allows (default none), counted
-  over every run of a repeated model; cases the caller excuses (unreadable cassettes, which the
-  stale gate and `--allow-stale` already cover) are not counted;
+  over every run of a repeated model; cases the caller excuses (unreadable cassettes, recordings
+  of another major suite version: each has its own gate and allowance) are not counted;
 - `fail_under`: a model whose overall score is under `--fail-under`, shown as the reports show it, with
   more decimals when it would otherwise print as the threshold (`cli._gates.score_against`).
 
@@ -70,8 +72,16 @@ def _errored(model: ModelResult, excused: Mapping[str, int]) -> int:
     return max(0, model.counts.errored - excused.get(model.model, 0))
 
 
-def _no_scores(models: list[ModelResult], excused: Mapping[str, int]) -> list[ModelResult]:
-    return [m for m in models if not m.has_scores and _errored(m, excused) > 0]
+def _no_scores(models: list[ModelResult]) -> list[ModelResult]:
+    return [m for m in models if m.counts.scored == 0]
+
+
+def _not_judged(model: ModelResult) -> str:
+    """What a model's cases are instead of judged, from its counts: `8 errored, 72 unrecorded of 80`."""
+    counts = model.counts
+    parts = [(counts.errored, "errored"), (counts.stale, "stale"), (counts.unrecorded, "unrecorded")]
+    shown = ", ".join(f"{count} {word}" for count, word in parts if count) or "none run"
+    return f"{model.model} ({shown} of {counts.cases})"
 
 
 def _over(models: list[ModelResult], allowance: Allowance, excused: Mapping[str, int]) -> GateFailure | None:
@@ -110,15 +120,18 @@ def failed_gates(
 ) -> list[GateFailure]:
     """Every gate the run fails, one line each, naming every model that fails it.
 
-    `excused` counts, per model, errored cases another gate answers for (unreadable cassettes).
+    `excused` counts, per model, errored cases another gate answers for (unreadable cassettes,
+    recordings of another major suite version).
     `shown` writes a score as the reports do (`95.4%`, never `95.4167%`).
     """
     excused = excused or {}
-    dead = _no_scores(run.models, excused)
+    dead = _no_scores(run.models)
     failures: list[GateFailure | None] = []
     if dead:
-        names = ", ".join(f"{m.model} ({m.counts.errored} of {m.counts.cases} errored)" for m in dead)
-        failures.append(GateFailure(gate="no_scores", line=f"no case scored: {names}"))
+        names = ", ".join(_not_judged(m) for m in dead)
+        failures.append(
+            GateFailure(gate="no_scores", line=f"no case judged: {names}; no option passes a model with none")
+        )
     failures.append(_over([m for m in run.models if m not in dead], allowance, excused))
     if fail_under is not None:
         failures.append(_below(run.models, fail_under, shown))
