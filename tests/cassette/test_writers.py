@@ -23,12 +23,12 @@ from lobrec.suite_file import load_suite
 from tests.support.cli import LOBREC, cli_env, run_lobrec
 from tests.support.gateway import running_gateway
 
+pytestmark = pytest.mark.process
+
 HOLD = """
 import sys, time
 from pathlib import Path
 from lobrec.cassette.locks import writer_lock
-
-pytestmark = pytest.mark.process
 with writer_lock(Path(sys.argv[1])):
     print("held", flush=True)
     sys.stdin.readline()

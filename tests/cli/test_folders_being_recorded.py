@@ -15,6 +15,8 @@ from typer.testing import CliRunner
 
 from lobrec.cli import app
 
+pytestmark = pytest.mark.process  # another process holds the folder
+
 REPO = Path(__file__).resolve().parents[2]
 HOLD = """
 import sys
