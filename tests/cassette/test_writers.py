@@ -77,7 +77,8 @@ def test_rescore_while_a_record_writes_the_folder_says_so_in_one_line(
 ) -> None:
     """A real `lobrec record` against a slow gateway holds the folder; `lobrec rescore` of it says a
     record is in progress (exit 4) instead of listing every case it has not reached as unrecorded.
-    Once the record has stopped, the rescore lists what is missing as usual."""
+    Once the record has stopped, the rescore judges the folder as usual: nothing recorded yet is
+    nothing judged (exit 3, docs/methodology.md "Judged or not green")."""
     cassettes = tmp_path / "cassettes"
     directory = cassettes / model_dir_name("fixture/oracle")
     with running_gateway(small_suite_path, latency_ms=3000) as gateway:
@@ -112,7 +113,8 @@ def test_rescore_while_a_record_writes_the_folder_says_so_in_one_line(
             recorder.communicate(timeout=30)
     assert writer_pid(directory) is None
     after = run_lobrec(["rescore", str(cassettes), "--suite", str(small_suite_path)])
-    assert after.returncode == 4 and "still writing" not in after.stderr.decode()
+    assert after.returncode == 3 and "still writing" not in after.stderr.decode()
+    assert "no case judged: fixture/oracle" in after.stderr.decode()
     assert "stale or unrecorded" in after.stderr.decode()
 
 
