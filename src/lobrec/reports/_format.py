@@ -15,15 +15,19 @@ from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import CaseResult, Metrics, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, Counts, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
 from lobrec.reports._text import printable as printable
 
 DASH = "—"
-NO_SCORES = "no scores: every case errored"
 LOWER_IS_BETTER_NOTE = "↓ lower is better"
-KEY = f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DASH} nothing to rate"
+GLOSSARY = "docs/reports.md#glossary"
+"""Where every report sends a reader for its terms (tier, resolution, pass^K, Nex, the failure kinds)."""
+KEY = (
+    f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DASH} nothing to rate · "
+    f"terms: {GLOSSARY}"
+)
 """The line under every leaderboard that explains its marks."""
 
 
@@ -257,11 +261,29 @@ def count_line(model: ModelResult) -> str:
     )
 
 
+def no_scores_note(counts: Counts) -> str:
+    """Why a model has no scores, in words taken from its counts alone (the one home of this
+    sentence): `every case errored` only when every case did; `8 cases errored, 72 not recorded`
+    after a model that failed fast; `no case recorded` after a Ctrl-C before its first case."""
+    kinds = [(counts.errored, "errored"), (counts.stale, "stale"), (counts.unrecorded, "not recorded")]
+    present = [(count, word) for count, word in kinds if count]
+    if not present:
+        return "no scores: no case to judge"
+    if len(present) == 1 and present[0][0] == counts.cases:
+        word = present[0][1]
+        return "no scores: no case recorded" if word == "not recorded" else f"no scores: every case {word}"
+    listed = ", ".join(
+        f"{counted(count, 'case') if index == 0 else count} {word}"
+        for index, (count, word) in enumerate(present)
+    )
+    return f"no scores: {listed}"
+
+
 def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> list[str]:
     """Things a reader must know to read a model's row; `quote` makes gateway-given names safe."""
     notes = []
     if not model.has_scores:
-        notes.append(NO_SCORES)
+        notes.append(no_scores_note(model.counts))
     if model.temperature_ignored:
         notes.append("temperature ignored (the API dropped it for this model)")
     if len(model.answered_by) > 1:

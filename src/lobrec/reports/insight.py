@@ -41,7 +41,24 @@ TIER = Column(
 
 
 def has_tiers(run: RunResult) -> bool:
-    return any(model.tier is not None for model in run.models)
+    """Tiers are shown only where there is something to tell apart: two or more tiered models."""
+    return sum(model.tier is not None for model in run.models) >= 2
+
+
+def tier_key(run: RunResult) -> str:
+    """The key's line on tiers, under every leaderboard: what a tier means, in one sentence, and the
+    smallest overall difference this run can resolve; empty when no two models are tiered."""
+    resolution = run.resolution
+    if not has_tiers(run) or resolution is None:
+        return ""
+    if resolution.min_difference is None:
+        resolves = f"on {counted(resolution.cases, 'case')} no overall difference can be resolved"
+    else:
+        resolves = (
+            f"on {counted(resolution.cases, 'case')} only overall differences of "
+            f"{resolution.min_difference:g} pp or more can be resolved"
+        )
+    return f"Tier: models sharing a tier cannot be told apart by the paired test (Holm) · {resolves}"
 
 
 def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
@@ -85,7 +102,8 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
 
 
 def resolution_line(run: RunResult) -> str:
-    return resolution_sentence(run.resolution)
+    """The run's resolution in full, shown with the tiers only (a single model has neither)."""
+    return resolution_sentence(run.resolution) if has_tiers(run) else ""
 
 
 def _figure_row(label: str, figure: RouteFigure) -> list[str]:
