@@ -249,6 +249,29 @@ def _stopped_early(
     return _unfinished(outcome, max_cost, f"Resume{how} with: {resume_all}", resume)
 
 
+def _say_replaced(suite: Suite, options: RecordOptions, resume: str) -> None:
+    """Recording again over fresh cassettes is a choice: say, per model, how many this run replaces
+    and the command that records only the gaps (`--missing`). `--case`, `--missing` and
+    `--retry-errored` already chose their cases; a repeated run never rewrites a recorded run."""
+    from lobrec.cassette.layout import model_dir_name
+    from lobrec.core.words import counted
+    from lobrec.recording import plan, replaced
+
+    if options.missing or options.retry_errored or options.case_ids:
+        return
+    found: dict[str, int] = {}
+    for planned in plan(suite, options):
+        found[planned.model] = found.get(planned.model, 0) + replaced(suite, planned)
+    for model, count in found.items():
+        if count:
+            has, them = ("has", "it") if count == 1 else ("have", "them")
+            say(
+                f"{model}: recording again {counted(count, 'case')} that already {has} a fresh cassette "
+                f"in {options.cassettes / model_dir_name(model)}, replacing {them}; to record only "
+                f"the gaps, stop (Ctrl-C) and run: {resume}"
+            )
+
+
 def _interrupted_summary(outcome: RecordOutcome) -> list[str]:
     """After Ctrl-C, one line per model (what is recorded, and how many errored) instead of the
     leaderboard, so the resume line comes last and close to the prompt."""
@@ -288,6 +311,7 @@ def _record(
                 say(line, output=True)
             return None
         gateway = resolve_gateway(base_url)
+        _say_replaced(suite, options, resume)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
