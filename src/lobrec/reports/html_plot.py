@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lobrec.reports._format import cost, percent, printable
+from lobrec.reports._format import cost, fixed, percent, printable
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
 from lobrec.reports.view import PlotPoint, ReportView
 
@@ -18,7 +18,7 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 180, 20, 56
 
 def interval_text(interval: tuple[float, float]) -> str:
     """A 95% interval as the reports write it: low and high joined by an en dash, then `%`."""
-    return f"{interval[0]:.1f}–{interval[1]:.1f}%"
+    return f"{fixed(interval[0])}–{fixed(interval[1])}%"
 
 
 def _nice_step(span: float, count: int = 5) -> float:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.results import ModelResult, Resolution, RouteFigure, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
+from lobrec.reports._format import DASH, Column, cost, latency, percent, points, printable, ranked
 
 KIND_LABELS: dict[str, str] = {
     "reply_withheld": "withheld",
@@ -56,7 +56,7 @@ def tier_key(run: RunResult) -> str:
     else:
         resolves = (
             f"on {counted(resolution.cases, 'case')} only overall differences of "
-            f"{resolution.min_difference:g} pp or more can be resolved"
+            f"{points(resolution.min_difference)} or more can be resolved"
         )
     return f"Tier: models sharing a tier cannot be told apart by the paired test (Holm) · {resolves}"
 
@@ -89,16 +89,18 @@ def resolution_sentence(resolution: Resolution | None, observed: float | None = 
     if resolution is None:
         return ""
     measured = "measured between repeated runs" if resolution.repeated else "no repeats: a best case"
-    share = f"{resolution.flip_rate:.1f}%"
+    share = percent(resolution.flip_rate)
     head = f"On {counted(resolution.cases, 'case')}, with {share} of them flipping either way ({measured})"
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
-    sentence = f"{head}, the smallest overall difference resolved {test} is {resolution.min_difference:g} pp"
+    sentence = (
+        f"{head}, the smallest overall difference resolved {test} is {points(resolution.min_difference)}"
+    )
     if observed is None:
         return sentence + "."
     where = "above" if abs(observed) >= resolution.min_difference else "below"
-    return sentence + f"; the observed difference ({observed:+.1f} pp) is {where} it."
+    return sentence + f"; the observed difference ({points(observed, signed=True)}) is {where} it."
 
 
 def resolution_line(run: RunResult) -> str:

@@ -34,6 +34,7 @@ from lobrec.reports._format import (
     KEY,
     Column,
     count_line,
+    fixed,
     group_cell,
     group_label,
     model_notes,
@@ -292,7 +293,7 @@ def _interval(model: ModelResult) -> str:
     if not model.has_scores or low_high is None:
         return DASH
     low, high = low_high
-    return f"{low:.1f}–{high:.1f}"
+    return f"{fixed(low)}–{fixed(high)}"
 
 
 def _interval_low(model: ModelResult) -> float | None:
