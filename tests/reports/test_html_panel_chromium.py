@@ -13,13 +13,12 @@ from typing import Any
 import pytest
 
 from tests.e2e.test_html_chromium import chromium, measure_in_frame
-from tests.hardening.conftest import run_lobrec
+from tests.e2e.test_html_sizes import cell_id, report
 
-__all__ = ["chromium"]  # the fixture, imported to be used here
+__all__ = ["chromium", "report"]  # the fixtures, imported to be used here
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 CELL = ("arg-01", "fake/alpha")
 """fake/alpha on arg-01: `calls[0].arguments.path` failed `one of "README.md", "./README.md"`."""
 
@@ -52,27 +51,13 @@ _MEASURE = """<script>
 </script>"""
 
 
-@pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory) -> str:
-    out = tmp_path_factory.mktemp("panel") / "report.html"
-    done = run_lobrec(["rescore", str(ROOT / "fixtures" / "cassettes"), "--html", str(out)])
-    assert done.returncode == 0, done.stderr.decode()
-    return out.read_text(encoding="utf-8")
-
-
-def cell_id(report: str, case: str, model: str) -> str:
-    found = re.search(
-        rf'id="(m\d+-{re.escape(case)})"><summary title="{re.escape(case)} · {re.escape(model)}"', report
-    )
-    assert found is not None, (case, model)
-    return found.group(1)
-
-
 def measure(chromium: str, tmp_path: Path, report: str, width: int) -> dict[str, Any]:
-    script = _MEASURE.replace(
-        "document.getElementById(OPEN)", f"document.getElementById({json.dumps(cell_id(report, *CELL))})"
+    """The fixtures' report in a frame `width` px wide with `CELL` open, measured by `_MEASURE`."""
+    script = _MEASURE.replace("OPEN", json.dumps(cell_id(report, *CELL)), 1)
+    found: dict[str, Any] = measure_in_frame(
+        chromium, tmp_path, report.replace("</body>", script + "\n</body>"), width
     )
-    return measure_in_frame(chromium, tmp_path, report.replace("</body>", script + "\n</body>"), width)  # type: ignore[no-any-return]
+    return found
 
 
 @pytest.mark.parametrize("width", [390, 1400])
