@@ -21,7 +21,7 @@ from rich.text import Text
 from lobrec.core.compare import format_p
 from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, change, percent, printable
+from lobrec.reports._format import DASH, GLOSSARY, change, percent, printable
 from lobrec.reports.markdown import md, table
 from lobrec.reports.terminal import pack_phrases
 
@@ -33,7 +33,8 @@ ABSENT = "·"
 KEY = (
     f"{ARROWS['better']}/{ARROWS['worse']} better/worse by the paired test (p < 0.05) · {RESCORED} rescored: "
     f"the same recordings re-judged · {NOT_COMPARABLE} not comparable with the model's previous file · "
-    f"{SUITE_CHANGED} the suite changed at this file · {ABSENT} not in that file · {DASH} no scores"
+    f"{SUITE_CHANGED} the suite changed at this file · {ABSENT} not in that file · {DASH} no scores · "
+    f"terms: {GLOSSARY}"
 )
 """The line under every history table that explains its marks."""
 
@@ -403,8 +404,7 @@ class Series(NamedTuple):
     leader: Segment | None
     """A line from the last point to its label when the label is not beside it."""
     label: str = ""
-    """The name drawn at the line's end: the model, or every model whose line lies exactly on
-    this one (`a = b`, on the first of them; the others draw no name), so no line hides unnamed."""
+    """The name at the line's end: the model, or all whose lines coincide (`a = b`; the rest none)."""
 
 
 class Tick(NamedTuple):
