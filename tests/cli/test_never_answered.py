@@ -120,3 +120,48 @@ def test_after_ctrl_c_the_resume_line_is_last_after_one_line_per_model(tmp_path:
     assert lines[-1].startswith("lobrec: interrupted; ") and " --missing" in lines[-1]
     assert len(lines) <= 3
     assert all(" cases recorded" in line or " case recorded" in line for line in lines[:-1])
+
+
+def test_beside_a_model_that_answered_the_other_is_one_line_and_the_run_fails(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from lobrec.cli import app
+
+    suite = tmp_path / "suite.json"
+    suite.write_bytes(encode_suite(build_small_suite()))
+    gateway, url = start_fake_gateway_process(suite)
+    cassettes = tmp_path / "c"
+    try:
+        result = CliRunner().invoke(
+            app,
+            ["record", "-m", "fixture/oracle", "-m", "fixture/oracel", "--base-url", url,
+             "--suite", str(suite), "--cassettes", str(cassettes), "--concurrency", "1"],
+        )  # fmt: skip
+    finally:
+        stop_fake_gateway_process(gateway)
+    assert result.exit_code == 3, result.stderr
+    lines = [line for line in result.stderr.splitlines() if "fixture/oracel" in line]
+    assert any("never answered" in line and "did you mean fixture/oracle?" in line for line in lines)
+    assert lines[-1] == "lobrec: gate failed: fixture/oracel: never answered (above)"
+    assert "fixture/oracle" in result.stdout and "fixture/oracel" not in result.stdout  # the leaderboard
+    assert sorted(path.name for path in cassettes.iterdir()) == ["fixture%2Foracle"]
+
+
+@pytest.mark.parametrize(
+    ("key", "starts"), [(None, "(LOBSTACK_API_KEY is not set and"), ("k" * 20, "(set LOBSTACK_API_KEY")]
+)
+def test_cases_errored_on_a_refused_key_name_the_variable(
+    monkeypatch: pytest.MonkeyPatch, key: str | None, starts: str
+) -> None:
+    from lobrec.cli._advice import errored_summary
+
+    if key is None:
+        monkeypatch.delenv("LOBSTACK_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("LOBSTACK_API_KEY", key)
+    refused = never_answered(401, reason="step 1: the gateway answered 401: Incorrect API key provided.")
+    (line,) = errored_summary(msgspec.structs.replace(sample_run(), models=[refused]))
+    assert f"Incorrect API key provided. {starts}" in line
+    assert line.endswith("set LOBSTACK_API_KEY to a key this gateway accepts)")
+    (other,) = errored_summary(msgspec.structs.replace(sample_run(), models=[never_answered(404)]))
+    assert "LOBSTACK_API_KEY" not in other

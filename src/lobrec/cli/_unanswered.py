@@ -57,6 +57,16 @@ class Folders:
         return None
 
 
+KEY_REFUSED = (401, 403)
+"""The answers that say the key is missing or refused: the fix is the variable, never a retry."""
+
+
+def key_hint(environ: Mapping[str, str]) -> str:
+    """What to do about a refused key, naming the variable lobrec reads it from."""
+    unset = "" if environ.get(KEY_ENV) else f"{KEY_ENV} is not set and this gateway checks keys: "
+    return f"{unset}set {KEY_ENV} to a key this gateway accepts"
+
+
 def never_answered(run: RunResult, stopped: Iterable[str]) -> list[ModelResult]:
     """The models that failed fast with not one case scored."""
     names = set(stopped)
@@ -101,10 +111,9 @@ def unanswered_line(
     status, name = _status(model), model.model
     folder = folders.root / model_dir_name(name)
     kept = f"its errored cassettes are kept in {folder}"
-    if status in (401, 403):
+    if status in KEY_REFUSED:
         why = f"the gateway refused the key ({status})"
-        unset = "" if env.get(KEY_ENV) else f"{KEY_ENV} is not set and this gateway checks keys: "
-        fix = f"{unset}set {KEY_ENV} to a key this gateway accepts, then run: {command(name, True)}"
+        fix = f"{key_hint(env)}, then run: {command(name, True)}"
     elif status == 404:
         why = f"the gateway knows no model {name} at {base_url} (404)"
         kept = "nothing was kept" if folders.tidy(name) is None else f"{folder} held earlier recordings, kept"
