@@ -30,9 +30,9 @@ check: lint ## Lint, type-check (mypy --strict), check the suite, audit the comm
 	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.1.0.json
 	$(BIN)/lobrec audit fixtures/cassettes
 
-demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.html
+demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.md, out/report.html
 	$(BIN)/lobrec rescore fixtures/cassettes --json out/results.json --markdown out/report.md --html out/report.html
-	@echo "HTML report: out/report.html"
+	@echo "Wrote out/results.json (results), out/report.md (Markdown report), out/report.html (HTML report: open it in a browser)"
 
 live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it (no key needed)
 	$(BIN)/python scripts/live_demo.py

@@ -1,13 +1,14 @@
 """Progress for long runs on stderr: a rich bar on a terminal, plain lines anywhere else (CI logs).
 
 The bar has a total (cases x runs x models, known once the run has picked its cases) and so an
-ETA, and the latest errored case with its reason as it happens. When stderr is not a terminal, a
-line such as `recording: 40/80 done, 1 errored, 8 in flight, $0.0123 spent; last errored: m
-sel-01: step 1: ...` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, at once
-when a live run's case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
-a run that printed any. A `note` (a model that failed fast) is printed at once.
-When several models record at once, each gets its own bar under the total (on a terminal) or its
-count at the end of the line (`; a 30/40, b 10/40 (1 errored)`).
+ETA (at the run's average pace, shown once `ETA_AFTER` cases have finished), and the latest
+errored case with its reason as it happens. When stderr is not a terminal, a line such as
+`recording: 40/80 done, 1 errored, 8 in flight, $0.0123 spent; last errored: m sel-01: step 1:
+...` is printed at most every `PLAIN_EVERY_S` seconds while cases finish, at once when a live
+run's case errors for a reason not seen before (the first `SHOWN_REASONS`), and once at the end of
+a run that printed any, unless the last line printed already says it all. A `note` (a model that
+failed fast) is printed at once. When several models record at once, each gets its own bar under
+the total (on a terminal) or its count at the end of the line (`; a 30/40, b 10/40 (1 errored)`).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.progress import Progress as Bars
+from rich.text import Text
 
 from lobrec.core.results import CaseResult
 from lobrec.reports._format import printable
@@ -38,6 +41,31 @@ PLAIN_EVERY_S = 5.0
 SHOWN_REASONS = 10
 """Distinct errored reasons that each print a plain line at once (more wait for the next line)."""
 REASON_CHARS = 120
+
+
+ETA_AFTER = 10
+"""Cases that must have finished before an ETA is shown (or a tenth of the total, if more): the first
+cases finish together after the first round trips, and an ETA from them is far too low."""
+
+
+def eta_seconds(done: int, total: int | None, elapsed_s: float) -> float | None:
+    """The time left at the run's average pace so far, or None until enough cases finished."""
+    if total is None or done <= 0 or done >= total or done < max(ETA_AFTER, math.ceil(total / 10)):
+        return None
+    return elapsed_s / done * (total - done)
+
+
+class _Eta(ProgressColumn):
+    """The time left (`eta_seconds`), `-:--:--` until it means something."""
+
+    def render(self, task: Task) -> Text:
+        total = None if task.total is None else int(task.total)
+        left = eta_seconds(int(task.completed), total, task.elapsed or 0.0)
+        if left is None:
+            return Text("-:--:--", style="progress.remaining")
+        minutes, seconds = divmod(int(left), 60)
+        hours, minutes = divmod(minutes, 60)
+        return Text(f"{hours}:{minutes:02d}:{seconds:02d}", style="progress.remaining")
 
 
 def _shortened(reason: str) -> str:
@@ -83,7 +111,7 @@ class RunProgress(RunListener):
             TextColumn("errored {task.fields[errored]}  running {task.fields[running]}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
-            TimeRemainingColumn(),
+            _Eta(),
             TextColumn("{task.fields[why]}", markup=False),
             console=self.console,
             transient=False,
@@ -100,6 +128,8 @@ class RunProgress(RunListener):
         self.reasons: set[str] = set()
         self.last_line = clock()
         self.lines = 0
+        self.printed = ""
+        """The last plain line printed: the closing line is not printed twice."""
         self.models: dict[str, _ModelCounts] = {}
         """Per model, when several record at once (`planned_models`)."""
 
@@ -111,7 +141,7 @@ class RunProgress(RunListener):
         self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.bar.stop()
-        if self.plain and self.lines:
+        if self.plain and self.lines and self.status_line() != self.printed:
             self._line()
 
     def planned(self, count: int) -> None:
@@ -198,6 +228,7 @@ class RunProgress(RunListener):
         return line
 
     def _line(self) -> None:
-        self.console.print(self.status_line(), markup=False, highlight=False, soft_wrap=True)
+        self.printed = self.status_line()
+        self.console.print(self.printed, markup=False, highlight=False, soft_wrap=True)
         self.last_line = self.clock()
         self.lines += 1

@@ -212,6 +212,14 @@ def plan(suite: Suite, options: RecordOptions) -> list[PlannedRun]:
     return planned
 
 
+def replaced(suite: Suite, planned: PlannedRun) -> int:
+    """How many of the cases `planned` records already have a fresh cassette there, which this
+    run replaces (what `--missing` would have skipped)."""
+    return sum(
+        not _needs_recording(suite, case, planned.directory, planned.manifest) for case in planned.cases
+    )
+
+
 def _needs_recording(suite: Suite, case: Case, directory: Path, manifest: Manifest) -> bool:
     """No current recording: what rescore calls unrecorded or stale (a dangling link included)."""
     if not (directory / case_file_name(case.id)).exists():

@@ -18,7 +18,7 @@ from lobrec.cassette.layout import model_dir_name
 from tests.support.cli import run_lobrec
 
 
-def test_a_misspelt_model_says_why_every_case_errored(fake_gateway: Any, tmp_path: Path) -> None:
+def test_a_misspelt_model_costs_one_line_and_leaves_no_folder(fake_gateway: Any, tmp_path: Path) -> None:
     cassettes = tmp_path / "cassettes"
     done = run_lobrec(
         [
@@ -35,16 +35,15 @@ def test_a_misspelt_model_says_why_every_case_errored(fake_gateway: Any, tmp_pat
     )
 
     assert done.returncode == 3
-    stderr = done.stderr.decode().splitlines()
-    assert any(line.startswith("lobrec: fixture/orcale: its first 3 cases all errored: ") for line in stderr)
-    lines = [
-        line for line in stderr if line.startswith("lobrec: fixture/orcale") and " cases errored (" in line
-    ]
-    cases = [case.id for case in fake_gateway.suite.cases]
-    shown = ", ".join(cases[:5]) + (f" and {len(cases) - 5} more" if len(cases) > 5 else "")
-    (line,) = lines
-    assert line.startswith(f"lobrec: fixture/orcale: {len(cases)} cases errored ({shown}): ")
-    assert "404" in line and "fixture/orcale" in line.partition("): ")[2]
+    stderr = [line for line in done.stderr.decode().splitlines() if not line.startswith("recording")]
+    assert stderr[0].startswith("lobrec: fixture/orcale: its first 3 cases all errored: ")  # as it happened
+    (line,) = stderr[1:]
+    assert line.startswith("lobrec: fixture/orcale: never answered: the gateway knows no model ")
+    command = line.partition("did you mean fixture/oracle? Run: ")[2]
+    assert shlex.split(command)[:4] == ["lobrec", "record", "--model", "fixture/oracle"]
+    assert "nothing was kept" in line
+    assert done.stdout == b""  # no leaderboard, no list of cases never started
+    assert not cassettes.exists()
 
 
 def test_a_hostile_model_name_is_shown_as_text_and_quoted_in_the_command(

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lobrec.reports._format import KEY
-from lobrec.reports.repeats import REPEATS_KEY
+from lobrec.core.results import decode_results
+from lobrec.reports.view import report_view
 from tests.support.cli import cli_env, run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "fixtures" / "cassettes"
-PHRASES = {phrase for line in (KEY, REPEATS_KEY) for phrase in line.split(" · ")}
+KEY_LINES = list(report_view(decode_results((ROOT / "fixtures" / "expected-results.json").read_bytes())).key)
+"""The marks, the repeats and the tiers explained, one line each."""
+PHRASES = {phrase for line in KEY_LINES for phrase in line.split(" · ")}
 
 
 def _rescore(*extra: str, columns: str | None) -> list[str]:
@@ -42,7 +44,7 @@ def test_piped_without_columns_the_leaderboard_is_one_table_and_the_key_whole_li
     headings = [line for line in lines if line.startswith("Model")]
     assert len(headings) == 1, "one table: no column is put in a second one"
     assert all(word in headings[0] for word in ("Overall", "latency", "cases", "Scored", "Errored", "Stale"))
-    assert _key_lines(lines) == [KEY, REPEATS_KEY]
+    assert _key_lines(lines) == KEY_LINES
 
 
 def test_piped_with_columns_the_width_is_taken_and_no_phrase_is_split() -> None:

@@ -160,7 +160,7 @@ Model             Overall  Overall 95% CI   tool    args   tool ↓  Chains  Par
 auto                72.7%       43.4–90.3  77.8%  100.0%     7.1%  100.0%     50.0%    50.0%   731 ms         —
 openai/o4-mini      70.0%       39.7–89.2  87.5%   90.9%     0.0%   50.0%    100.0%   100.0%   1.01 s     $0.13
 acme/tool-llm-7b        —               —      —       —        —       —         —        —        —         —
-↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
+↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate · terms: docs/reports.md#glossary
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
@@ -209,7 +209,8 @@ Model             latency     cases
 auto               731 ms         —
 openai/o4-mini     1.01 s     $0.13
 acme/tool-llm-7b        —         —
-↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
+↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate ·
+terms: docs/reports.md#glossary
 auto: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded
 openai/o4-mini: 10 of 12 cases scored; 1 errored, 1 stale, 0 unrecorded
 acme/tool-llm-7b: 0 of 12 cases scored; 12 errored, 0 stale, 0 unrecorded
@@ -337,7 +338,7 @@ p50 latency | Cost/100 cases | Scored | Errored | Stale |
 | openai/o4-mini | 70.0% | 87.5% | 90.9% | 0.0% | 50.0% | 100.0% | 100.0% | 1.01 s | \\$0.13 | 10/12 | 1 | 1 |
 | acme/tool-llm-7b | — | — | — | — | — | — | — | — | — | 0/12 | 12 | 0 |
 
-↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate
+↓ lower is better · Stale counts stale and unrecorded cases · — nothing to rate · terms: `docs/reports.md#glossary`
 
 - **auto**: 11 of 12 cases scored; 0 errored, 0 stale, 1 unrecorded; \
 calls answered by openai/gpt-4.1-mini (10), anthropic/claude-haiku-4.5 (3); \
@@ -391,7 +392,7 @@ near-diff, nocall-greeting, nocall-ask, par-two-cities, par-three-files, chain-s
 
 - **auto**: unrecorded: arg-issue-labels
 - **openai/o4-mini**: stale: sel-weather
-"""
+"""  # noqa: E501
 
 
 def test_markdown_report() -> None:

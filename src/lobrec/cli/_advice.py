@@ -48,14 +48,24 @@ def errored_summary(run: RunResult) -> list[str]:
     The reasons are in the results file too, but a user at a terminal must not have to open it to
     learn that the model name was misspelt or the port was wrong.
     """
+    import os
+
+    from lobrec.cli._unanswered import KEY_REFUSED, key_hint
+
     lines = []
     for model in run.models:
         by_reason = _errored_by_reason(model)
+        refused = {
+            case.reason or "no reason recorded"
+            for case in model.cases
+            if case.status == "errored" and case.api_calls and case.api_calls[-1].status in KEY_REFUSED
+        }
         for reason, ids in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
             shown = ", ".join(ids[:SHOWN_IDS])
             more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
             noun = "case" if len(ids) == 1 else "cases"
-            lines.append(f"{model.model}: {len(ids)} {noun} errored ({shown}{more}): {reason}")
+            hint = f" ({key_hint(os.environ)})" if reason in refused else ""
+            lines.append(f"{model.model}: {len(ids)} {noun} errored ({shown}{more}): {reason}{hint}")
     return lines
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from lobrec.cli._output import fail
 from lobrec.defaults import DEFAULT_MAX_ERRORED
 
 if TYPE_CHECKING:
@@ -52,15 +53,30 @@ ByGroup = Annotated[
     typer.Option("--by-group", help="Also print, in the terminal, each model's overall rate per group."),
 ]
 FailUnder = Annotated[
-    float | None,
+    str | None,
     typer.Option(
         "--fail-under",
-        min=0,
-        max=100,
         metavar="PCT",
-        help="Exit 1 when a model's overall score is below PCT percent.",
+        help="Exit 1 when a model's overall score is below PCT percent (80 or 80%).",
     ),
 ]
+
+
+def parse_percent(text: str, flag: str) -> float:
+    """A percentage option's value: `80` and `80%` alike, 0 to 100; else a one-line error naming
+    the option (`--max-errored` is the other percentage, where a bare number counts cases)."""
+    import math
+
+    number = text.strip().removesuffix("%").strip()
+    try:
+        value = float(number)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= 100 or not number:
+        raise fail(f"{flag} {text!r}: expected a percentage from 0 to 100 (80 or 80%)")
+    return value
+
+
 MaxErrored = Annotated[
     str | None,
     typer.Option(
@@ -144,6 +160,8 @@ def with_outputs(command: Callable[..., None]) -> Callable[..., None]:
     def declared(**given: Any) -> None:
         targets = {name: given.pop(name) for name in REPORT_HELP}
         gates = {name: given.pop(name) for name in _GATE_OPTIONS}
+        if gates["fail_under"] is not None:
+            gates["fail_under"] = parse_percent(gates["fail_under"], "--fail-under")
         command(**given, outputs=Outputs(targets=targets, **gates))
 
     declared.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]

@@ -192,11 +192,13 @@ def emit_reports(
     partial: bool = False,
     by_group: bool = False,
     origins: Mapping[str, str] | None = None,
+    leaderboard: RunResult | bool = True,
 ) -> None:
     """Write each report and export `targets` asks for (`{"html": "out/report.html"}`), then print
     the leaderboard (on stderr when a report goes to stdout, so `--csv - > steps.csv` holds only the
     CSV), with the per-group table after it for `by_group`. `origins`: a target's configuration
-    file, named when it cannot be written."""
+    file, named when it cannot be written. `leaderboard`: the run the terminal shows (True: `run`;
+    False: none)."""
     from lobrec.reports.terminal import render_leaderboard
 
     renderers = _renderers(run, suite)
@@ -215,8 +217,10 @@ def emit_reports(
                 failed = exc
             except (ValueError, OverflowError, RecursionError) as exc:
                 failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
-    console = report_console(stderr="-" in targets.values())
-    render_leaderboard(run, console, partial=partial, by_group=by_group)
+    board = run if leaderboard is True else leaderboard
+    if board is not False:
+        console = report_console(stderr="-" in targets.values())
+        render_leaderboard(board, console, partial=partial, by_group=by_group)
     if failed is not None:
         raise failed
 
@@ -227,15 +231,34 @@ def check_outputs(outputs: Outputs) -> None:
     one_stdout(outputs.targets, outputs.origins)
 
 
-def report_run(run: RunResult, suite: Suite, outputs: Outputs, *, partial: bool = False) -> list[str]:
+def report_run(
+    run: RunResult,
+    suite: Suite,
+    outputs: Outputs,
+    *,
+    partial: bool = False,
+    quiet: bool = False,
+    shown: RunResult | None = None,
+) -> list[str]:
     """Write the reports and the leaderboard (a signal meanwhile ends the command as interrupted),
-    then say why cases errored; those lines are returned. The job summary waits for the gates
-    (`job_summary`): it starts with the verdict."""
+    then say why cases errored; those lines are returned. `quiet` (a run stopped by Ctrl-C, or no
+    model answered) writes the report files only; `shown` is the run the terminal shows when it
+    leaves models out (those that never answered have had their one line), the files hold `run`.
+    The job summary waits for the gates (`job_summary`): it starts with the verdict."""
+    terminal = run if shown is None else shown
     targets = {name: target for name, target in outputs.targets.items() if name != "summary"}
     with interruptible_reports():
-        emit_reports(run, suite, targets, partial=partial, by_group=outputs.by_group, origins=outputs.origins)
-    errored = errored_summary(run)
-    for line in errored:
+        emit_reports(
+            run,
+            suite,
+            targets,
+            partial=partial,
+            by_group=outputs.by_group,
+            origins=outputs.origins,
+            leaderboard=False if quiet or not terminal.models else terminal,
+        )
+    errored = errored_summary(terminal)
+    for line in [] if quiet else errored:
         say(line)
     return errored
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import typer
 
 from lobrec.cli._advice import resume_command
@@ -14,9 +15,11 @@ from lobrec.cli._output import fail, failed, os_error_line, say
 from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
+from lobrec.cli._unanswered import Folders, never_answered, unanswered_line
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
+    from lobrec.core.results import RunResult as RunRes
     from lobrec.core.suite import Suite
     from lobrec.recording import RecordOptions, RecordOutcome
     from lobrec.settings import Resolved, Setting
@@ -147,21 +150,66 @@ def record_command(
         max_cost_usd=max_cost,
         allow_newer_suite=allow_newer_suite,
     )
+    folders = Folders.before(cassettes, options.models)
     recorded = _record(suite_path, group, options, conf.settings["base_url"], resume, dry_run=dry_run)
     if recorded is None:
         return
     suite, outcome = recorded
+    unanswered = _never_answered(outcome, folders, conf["base_url"], suite_path, case, flags)
+    if unanswered:  # the commands below name only the models that answered
+        model = [name for name in model if name not in unanswered]
+        resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     chosen = bool(case or group)  # part of the suite: the leaderboard says so
     if missing or retry_errored:
         _say_nothing_left(outcome, options, chosen=chosen)
-    errored = report_run(outcome.run, suite, outputs, partial=chosen)
+    shown = _without(outcome.run, unanswered)
+    errored = report_run(outcome.run, suite, outputs, partial=chosen, quiet=outcome.interrupted, shown=shown)
+    if unanswered and not shown.models:
+        raise typer.Exit(Exit.GATEWAY)  # the one line per model said it all; the files are written
     retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
     if outcome.interrupted:  # the run ends below, before any gate: the summary says why
         job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
     failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
     if allow_unstarted:
         failed = [(code, line) for code, line in failed if code != Exit.NOT_STARTED]
-    gate_run(outcome.run, suite, outputs, failed)
+    failed += [(Exit.GATEWAY, f"{name}: never answered (above)") for name in unanswered]
+    gate_run(shown, suite, outputs, failed)
+
+
+def _without(run: RunRes, names: list[str]) -> RunRes:
+    """`run` less the models named (those that never answered: the terminal has their one line)."""
+    if not names:
+        return run
+    return msgspec.structs.replace(run, models=[model for model in run.models if model.model not in names])
+
+
+def _never_answered(
+    outcome: RecordOutcome,
+    folders: Folders,
+    base_url: str | None,
+    suite_path: Path | None,
+    cases: list[str],
+    flags: list[str],
+) -> list[str]:
+    """Models that never answered: one line each (why, and the command that fixes it), their new
+    folders removed; the terminal then leaves them out (the report files keep them)."""
+    from lobrec.gateway import resolve_gateway
+
+    if outcome.interrupted:
+        return []
+    dead = never_answered(outcome.run, outcome.stopped)
+    if not dead:
+        return []
+    url = resolve_gateway(base_url).base_url
+
+    def command(name: str, again: bool) -> str:
+        words = resume_command([name], base_url, folders.root, suite_path, cases, missing=again, flags=flags)
+        return f"{words} --retry-errored" if again else words
+
+    for model in dead:
+        say(unanswered_line(model, command, url, folders))
+        outcome.stopped.pop(model.model, None)
+    return [model.model for model in dead]
 
 
 def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]:
@@ -202,10 +250,49 @@ def _stopped_early(
     how = ", recording the errored cases again too," if retry is not None else ""
     resume_all = f"{resume} --retry-errored" if retry is not None else resume
     if outcome.interrupted:
+        for line in _interrupted_summary(outcome):
+            say(line)
         done = sum(len(ids) for ids in outcome.recorded.values())
         say(f"interrupted; {counted(done, 'case')} recorded and kept. Resume{how} with: {resume_all}")
         raise typer.Exit(Exit.INTERRUPTED)
     return _unfinished(outcome, max_cost, f"Resume{how} with: {resume_all}", resume)
+
+
+def _say_replaced(suite: Suite, options: RecordOptions, resume: str) -> None:
+    """Recording again over fresh cassettes is a choice: say, per model, how many this run replaces
+    and the command that records only the gaps (`--missing`). `--case`, `--missing` and
+    `--retry-errored` already chose their cases; a repeated run never rewrites a recorded run."""
+    from lobrec.cassette.layout import model_dir_name
+    from lobrec.core.words import counted
+    from lobrec.recording import plan, replaced
+
+    if options.missing or options.retry_errored or options.case_ids:
+        return
+    found: dict[str, int] = {}
+    for planned in plan(suite, options):
+        found[planned.model] = found.get(planned.model, 0) + replaced(suite, planned)
+    for model, count in found.items():
+        if count:
+            has, them = ("has", "it") if count == 1 else ("have", "them")
+            say(
+                f"{model}: recording again {counted(count, 'case')} that already {has} a fresh cassette "
+                f"in {options.cassettes / model_dir_name(model)}, replacing {them}; to record only "
+                f"the gaps, stop (Ctrl-C) and run: {resume}"
+            )
+
+
+def _interrupted_summary(outcome: RecordOutcome) -> list[str]:
+    """After Ctrl-C, one line per model (what is recorded, and how many errored) instead of the
+    leaderboard, so the resume line comes last and close to the prompt."""
+    from lobrec.core.words import counted
+
+    lines = []
+    for model in outcome.run.models:
+        counts = model.counts
+        recorded = counts.cases - counts.unrecorded
+        errored = f", {counts.errored} errored" if counts.errored else ""
+        lines.append(f"{model.model}: {recorded} of {counted(counts.cases, 'case')} recorded{errored}")
+    return lines
 
 
 def _record(
@@ -234,6 +321,7 @@ def _record(
             return None
         named_by_file = base_url.where if base_url.source == "file" else None
         gateway = resolve_gateway(base_url.value, named_by_file=named_by_file)
+        _say_replaced(suite, options, resume)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)

@@ -12,18 +12,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal, NamedTuple
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import CaseResult, Metrics, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, Counts, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
 from lobrec.reports._text import printable as printable
 
 DASH = "—"
-NO_SCORES = "no scores: every case errored"
 LOWER_IS_BETTER_NOTE = "↓ lower is better"
-KEY = f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DASH} nothing to rate"
+GLOSSARY = "docs/reports.md#glossary"
+"""Where every report sends a reader for its terms (tier, resolution, pass^K, Nex, the failure kinds)."""
+KEY = (
+    f"{LOWER_IS_BETTER_NOTE} · Stale counts stale and unrecorded cases · {DASH} nothing to rate · "
+    f"terms: {GLOSSARY}"
+)
 """The line under every leaderboard that explains its marks."""
 
 
@@ -47,9 +52,26 @@ def _version_key(version: str) -> tuple[int, ...]:
     return version_order(version) if SEMVER.match(version) else (-1,)
 
 
+def fixed(value: float, places: int = 1) -> str:
+    """`value` with `places` decimals, rounded half up (away from zero) on the number as written, as
+    a spreadsheet rounds: 81.25 (13/16) is `81.3`, never the `81.2` of binary round-half-even. The
+    one rounding rule of every rate and difference in the reports (docs/reports.md)."""
+    if not math.isfinite(value):
+        return f"{value}"
+    step = Decimal(1).scaleb(-places)
+    text = str(Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP))
+    return "0" + text[2:] if text.startswith("-0") and not text.strip("-0.") else text
+
+
 def percent(rate: float | None) -> str:
-    """A rate in percent with one decimal, or a dash when it had nothing to apply to."""
-    return DASH if rate is None else f"{rate:.1f}%"
+    """A rate in percent with one decimal (half up), or a dash when it had nothing to apply to."""
+    return DASH if rate is None else f"{fixed(rate)}%"
+
+
+def points(value: float, *, signed: bool = False) -> str:
+    """A difference in percentage points with one decimal (half up): `9.8 pp`, `10.0 pp`, `+2.5 pp`."""
+    text = fixed(value)
+    return f"{'+' if signed and not text.startswith('-') and float(text) else ''}{text} pp"
 
 
 def rate_counts(rate: Rate) -> str:
@@ -85,8 +107,8 @@ def _shown(value: float, unit: str, extra: int) -> tuple[float, str, int]:
     decimals in the delta's unit)."""
     if unit == "pp":
         places = 1 + extra
-        shown = round(value, places)
-        return shown, f"{shown:.{places}f}%", places
+        text = fixed(value, places)
+        return float(text), f"{text}%", places
     if unit == "ms":
         shown = round(value, extra)
         if shown < 1000:
@@ -138,7 +160,7 @@ def change(a: float | None, b: float | None, unit: str) -> Change:
             break
     else:  # no precision does both: printed plainly, the difference of what is printed
         ta, tb, shown, places = _pair(a, b, unit, 0)
-    size = f"{abs(shown):.{places}f}"
+    size = fixed(abs(shown), places) if unit == "pp" else f"{abs(shown):.{places}f}"
     text = {"pp": f"{size} pp", "ms": f"{size} ms", "usd": f"${size}"}[unit]
     sign = "+" if shown > 0 else "-" if shown < 0 else ""
     return Change(ta, tb, sign + text, shown)
@@ -257,11 +279,29 @@ def count_line(model: ModelResult) -> str:
     )
 
 
+def no_scores_note(counts: Counts) -> str:
+    """Why a model has no scores, in words taken from its counts alone (the one home of this
+    sentence): `every case errored` only when every case did; `8 cases errored, 72 not recorded`
+    after a model that failed fast; `no case recorded` after a Ctrl-C before its first case."""
+    kinds = [(counts.errored, "errored"), (counts.stale, "stale"), (counts.unrecorded, "not recorded")]
+    present = [(count, word) for count, word in kinds if count]
+    if not present:
+        return "no scores: no case to judge"
+    if len(present) == 1 and present[0][0] == counts.cases:
+        word = present[0][1]
+        return "no scores: no case recorded" if word == "not recorded" else f"no scores: every case {word}"
+    listed = ", ".join(
+        f"{counted(count, 'case') if index == 0 else count} {word}"
+        for index, (count, word) in enumerate(present)
+    )
+    return f"no scores: {listed}"
+
+
 def model_notes(model: ModelResult, quote: Callable[[str], str] = printable) -> list[str]:
     """Things a reader must know to read a model's row; `quote` makes gateway-given names safe."""
     notes = []
     if not model.has_scores:
-        notes.append(NO_SCORES)
+        notes.append(no_scores_note(model.counts))
     if model.temperature_ignored:
         notes.append("temperature ignored (the API dropped it for this model)")
     if len(model.answered_by) > 1:

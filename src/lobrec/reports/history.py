@@ -8,6 +8,7 @@ could not be compared, § a file whose suite differs from the one before.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from rich.text import Text
 from lobrec.core.compare import format_p
 from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, change, percent, printable
+from lobrec.reports._format import DASH, GLOSSARY, change, percent, printable
 from lobrec.reports.markdown import md, table
 from lobrec.reports.terminal import pack_phrases
 
@@ -32,7 +33,8 @@ ABSENT = "·"
 KEY = (
     f"{ARROWS['better']}/{ARROWS['worse']} better/worse by the paired test (p < 0.05) · {RESCORED} rescored: "
     f"the same recordings re-judged · {NOT_COMPARABLE} not comparable with the model's previous file · "
-    f"{SUITE_CHANGED} the suite changed at this file · {ABSENT} not in that file · {DASH} no scores"
+    f"{SUITE_CHANGED} the suite changed at this file · {ABSENT} not in that file · {DASH} no scores · "
+    f"terms: {GLOSSARY}"
 )
 """The line under every history table that explains its marks."""
 
@@ -159,9 +161,23 @@ def _points(model: ModelHistory) -> dict[int, Point]:
 # --- terminal --------------------------------------------------------------------------------------
 
 
+def recorded_date(run: HistoryRun) -> str:
+    """A file's newest recording as a person reads a date (`2026-12-03 16:30 UTC`), not the ISO
+    timestamp the results file holds; a dash without one, any other text as written."""
+    if not run.recorded_at:
+        return DASH
+    try:
+        moment = dt.datetime.fromisoformat(run.recorded_at)
+    except ValueError:
+        return run.recorded_at
+    if moment.tzinfo is None:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def run_line(run: HistoryRun) -> str:
     """A file in one line: `#2 §: suite lobstack-tools 1.2.0, runs/b.json, newest recording …, 10 models`."""
-    recorded = f"newest recording {run.recorded_at}" if run.recorded_at else "no recording dates"
+    recorded = f"newest recording {recorded_date(run)}" if run.recorded_at else "no recording dates"
     models = counted(run.models, "model")
     return f"{run_heading(run)}: {run.label}, suite {suite_text(run)}, {recorded}, {models}"
 
@@ -176,7 +192,7 @@ def runs_table(history: History) -> Table:
             Text(run_heading(run)),
             Text(printable(run.label)),
             Text(printable(suite_text(run))),
-            Text(printable(run.recorded_at or DASH)),
+            Text(printable(recorded_date(run))),
             Text(str(run.models)),
         )
     return result
@@ -267,7 +283,7 @@ def render_history_markdown(history: History) -> str:
             md(run_heading(run)),
             md(run.label),
             md(suite_text(run)),
-            md(run.recorded_at or DASH),
+            md(recorded_date(run)),
             str(run.models),
         ]
         for run in history.runs
@@ -387,6 +403,8 @@ class Series(NamedTuple):
     label_y: float
     leader: Segment | None
     """A line from the last point to its label when the label is not beside it."""
+    label: str = ""
+    """The name at the line's end: the model, or all whose lines coincide (`a = b`; the rest none)."""
 
 
 class Tick(NamedTuple):
@@ -522,17 +540,22 @@ def chart(history: History) -> Chart:
     drawn = [(index, model, *_line(model, axes, hovers)) for index, model in enumerate(history.models)]
     drawn = list(filter(lambda item: item[2], drawn))  # a model without scores has no line
     end = axes.left + axes.width + 12
-    labels = [
-        Label(end, end + text_width(printable(model.model)), markers[-1].y) for _, model, markers, _ in drawn
-    ]
-    boxes = place_labels(labels, top=4.0, bottom=axes.top + axes.height + bottom - 4)
+    same: dict[tuple[tuple[float, float], ...], list[str]] = {}
+    for _, model, markers, _ in drawn:  # lines drawn exactly on top of each other share one name
+        same.setdefault(tuple((marker.x, marker.y) for marker in markers), []).append(model.model)
+    names = {models[0]: " = ".join(map(printable, models)) for models in same.values()}
+    named = [(model.model, markers[-1]) for _, model, markers, _ in drawn if model.model in names]
+    labels = [Label(end, end + text_width(names[name]), last.y) for name, last in named]
+    placed = place_labels(labels, top=4.0, bottom=axes.top + axes.height + bottom - 4)
+    boxes = dict(zip([name for name, _ in named], placed, strict=True))
     series = []
-    for (index, model, markers, segments), spot in zip(drawn, boxes, strict=True):
-        label_y = round((spot.y0 + spot.y1) / 2, 1)
-        colour = PALETTE[index % len(PALETTE)]
-        leader = _leader(markers[-1], label_y, end, axes)
-        series.append(Series(model.model, colour, segments, markers, float(end), label_y, leader))
-    lowest = max([spot.y1 for spot in boxes] + [0.0])
+    for index, model, markers, segments in drawn:
+        spot, colour = boxes.get(model.model), PALETTE[index % len(PALETTE)]
+        label_y = 0.0 if spot is None else round((spot.y0 + spot.y1) / 2, 1)
+        leader = None if spot is None else _leader(markers[-1], label_y, end, axes)
+        label = names.get(model.model, "")  # empty: under another line, named in its label
+        series.append(Series(model.model, colour, segments, markers, float(end), label_y, leader, label))
+    lowest = max([spot.y1 for spot in boxes.values()] + [0.0])
     count = round((100 - axes.low) / axes.step)
     return Chart(
         width=max(760, math.ceil(max([label.x1 for label in labels], default=0.0)) + 8),  # names whole
@@ -565,6 +588,7 @@ def render_history_html(history: History) -> str:
         history=history,
         run_heading=run_heading,
         suite_text=suite_text,
+        recorded_date=recorded_date,
         rows=html_rows(history),
         chart=chart(history),
         key=KEY,

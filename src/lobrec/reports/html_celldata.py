@@ -12,9 +12,10 @@ only lays them out.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from lobrec.core.results import ApiCall, ModelResult, StepVerdict
+from lobrec.core.results import ApiCall, Mismatch, ModelResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, NoCallStep
 from lobrec.reports._format import DASH, cost, latency, printable
 from lobrec.reports.html_cells import (
@@ -84,11 +85,24 @@ def _observed(verdict: StepVerdict) -> dict[str, Any]:
         ],
         "content": _block(verdict.content) if verdict.content else "",
         "mismatches": [
-            [_text(m.path), _text(json_text(m.expected)), _text(json_text(m.got)), _text(m.reason)]
+            [_text(m.path), _text(expected_text(m)), _text(json_text(m.got)), _text(m.reason)]
             for m in verdict.mismatches
         ],
         "kind": None if verdict.failure_kind is None else KIND_LABELS.get(verdict.failure_kind),
     }
+
+
+_ARGUMENT_PATH = re.compile(r"calls\[\d+\]\.arguments\..+")
+
+
+def expected_text(mismatch: Mismatch) -> str:
+    """A mismatch's expected side for reading: a failed argument check's expectation is already
+    words (`one of "README.md", "./README.md"`), shown as written, never quoted a second time
+    (results files from before `check` existed are told by the path); any other is a JSON value."""
+    words = mismatch.check is not None or _ARGUMENT_PATH.fullmatch(mismatch.path) is not None
+    if words and isinstance(mismatch.expected, str):
+        return mismatch.expected
+    return json_text(mismatch.expected)
 
 
 def _failing(shown: Expected | None) -> list[list[str]]:

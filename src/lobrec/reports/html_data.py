@@ -105,6 +105,8 @@ class Leaderboard:
     heads: list[Head]
     rows: list[Row]
     key: str
+    tier_key: str
+    """What a tier means and what the run resolves, shown beside the table (empty for one model)."""
     notes: list[tuple[str, str]]
     """(model, its notes in one line)."""
 
@@ -134,7 +136,8 @@ def leaderboard(report: ReportView) -> Leaderboard:
         (model.name, "; ".join([model.count_line, *model.notes, *model.quirks, *_runs_notes(model)]))
         for model in report.models
     ]
-    return Leaderboard([_head(column) for column in columns], rows, " · ".join(report.key), notes)
+    key = " · ".join(line for line in report.key if line != report.tier_key)
+    return Leaderboard([_head(column) for column in columns], rows, key, report.tier_key, notes)
 
 
 # --- by group ------------------------------------------------------------------------------------

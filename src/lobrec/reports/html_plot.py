@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lobrec.reports._format import cost, percent, printable
+from lobrec.reports._format import cost, fixed, percent, printable
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
 from lobrec.reports.view import PlotPoint, ReportView
 
@@ -18,7 +18,7 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 180, 20, 56
 
 def interval_text(interval: tuple[float, float]) -> str:
     """A 95% interval as the reports write it: low and high joined by an en dash, then `%`."""
-    return f"{interval[0]:.1f}–{interval[1]:.1f}%"
+    return f"{fixed(interval[0])}–{fixed(interval[1])}%"
 
 
 def _nice_step(span: float, count: int = 5) -> float:
@@ -31,16 +31,28 @@ def _nice_step(span: float, count: int = 5) -> float:
 
 
 def _x_axis(costs: list[float]) -> tuple[str, float, float, list[float]]:
-    """(scale, low, high, ticks): logarithmic when costs span more than 20x, else linear from 0."""
+    """(scale, low, high, ticks), fitted to the data: logarithmic when costs span more than 20x;
+    linear from 0 when the cheapest costs at most half the dearest; else linear over nice steps
+    just around the costs (every point between $0.076 and $0.081 would sit in one corner of a
+    $0-$0.10 axis, their labels crowded), the axis's first tick saying where it starts."""
     low, high = min(costs), max(costs)
     if low > 0 and high / low > 20:
         first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
         ticks = [10.0**k for k in range(first, last + 1)]
         return "log", ticks[0], ticks[-1], ticks
-    step = _nice_step(high if high > 0 else 1.0)
-    top = step * math.ceil((high if high > 0 else 1.0) / step)
-    count = round(top / step)
-    return "linear", 0.0, top, [step * i for i in range(count + 1)]
+    if low <= 0 or low <= high / 2:
+        step = _nice_step(high if high > 0 else 1.0)
+        top = step * math.ceil((high if high > 0 else 1.0) / step)
+        count = round(top / step)
+        return "linear", 0.0, top, [step * i for i in range(count + 1)]
+    step = _nice_step(high - low if high > low else high / 10, count=4)
+    start = step * math.floor(low / step + 1e-9)
+    end = step * math.ceil(high / step - 1e-9)
+    if end - start < step * 2:  # at least two steps, the data in the middle
+        start, end = max(0.0, start - step), end + step
+    count = round((end - start) / step)
+    ticks = [round(start + step * i, 12) for i in range(count + 1)]
+    return "linear", ticks[0], ticks[-1], ticks
 
 
 def _tick_labels(scale: str, ticks: list[float]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lobrec.core.failures import FAILURE_KINDS
 from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, Column, cost, latency, percent, printable, ranked
+from lobrec.reports._format import DASH, Column, cost, latency, percent, points, printable, ranked
 
 KIND_LABELS: dict[str, str] = {
     "reply_withheld": "withheld",
@@ -41,7 +41,24 @@ TIER = Column(
 
 
 def has_tiers(run: RunResult) -> bool:
-    return any(model.tier is not None for model in run.models)
+    """Tiers are shown only where there is something to tell apart: two or more tiered models."""
+    return sum(model.tier is not None for model in run.models) >= 2
+
+
+def tier_key(run: RunResult) -> str:
+    """The key's line on tiers, under every leaderboard: what a tier means, in one sentence, and the
+    smallest overall difference this run can resolve; empty when no two models are tiered."""
+    resolution = run.resolution
+    if not has_tiers(run) or resolution is None:
+        return ""
+    if resolution.min_difference is None:
+        resolves = f"on {counted(resolution.cases, 'case')} no overall difference can be resolved"
+    else:
+        resolves = (
+            f"on {counted(resolution.cases, 'case')} only overall differences of "
+            f"{points(resolution.min_difference)} or more can be resolved"
+        )
+    return f"Tier: models sharing a tier cannot be told apart by the paired test (Holm) · {resolves}"
 
 
 def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
@@ -74,7 +91,7 @@ def resolution_sentence(
     `noise` says where a pair's flip rate came from (`lobrec diff`); without it, the run's flips."""
     if resolution is None:
         return ""
-    share = f"{resolution.flip_rate:.1f}%"
+    share = percent(resolution.flip_rate)
     on = f"On {counted(resolution.cases, 'case')}"
     if noise is not None:
         head = f"{on}, taking {share} of them as noise ({noise})"
@@ -84,15 +101,18 @@ def resolution_sentence(
     test = f"at {resolution.alpha:.0%} with {resolution.power:.0%} power"
     if resolution.min_difference is None:
         return f"{head}, no overall difference can be resolved {test}."
-    sentence = f"{head}, the smallest overall difference resolved {test} is {resolution.min_difference:g} pp"
+    sentence = (
+        f"{head}, the smallest overall difference resolved {test} is {points(resolution.min_difference)}"
+    )
     if observed is None:
         return sentence + "."
     where = "above" if abs(observed) >= resolution.min_difference else "below"
-    return sentence + f"; the observed difference ({observed:+.1f} pp) is {where} it."
+    return sentence + f"; the observed difference ({points(observed, signed=True)}) is {where} it."
 
 
 def resolution_line(run: RunResult) -> str:
-    return resolution_sentence(run.resolution)
+    """The run's resolution in full, shown with the tiers only (a single model has neither)."""
+    return resolution_sentence(run.resolution) if has_tiers(run) else ""
 
 
 def _figure_row(label: str, figure: RouteFigure) -> list[str]:

@@ -19,7 +19,7 @@ import re
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Rate, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, cost, printable, rate_counts
+from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, printable, rate_counts
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
@@ -74,7 +74,7 @@ def _groups(view: ReportView) -> str:
 
 def interval(ci95: tuple[float, float] | None) -> str:
     """A 95% interval, its ends with one decimal like the rates joined by an en dash; else a dash."""
-    return DASH if ci95 is None else f"{ci95[0]:.1f}–{ci95[1]:.1f}%"
+    return DASH if ci95 is None else f"{fixed(ci95[0])}–{fixed(ci95[1])}%"
 
 
 def _interval_cell(view: ReportView, model: ModelView, metric: str) -> str:
@@ -180,7 +180,7 @@ def render_markdown(run: RunResult) -> str:
         f"{counted(len(view.models), 'model')}. "
         "A score is comparable only to another score on the same suite version. " + md(view.provenance),
         _leaderboard(view),
-        "  \n".join(map(md, view.key)),
+        "  \n".join(md(line).replace(md(GLOSSARY), f"`{GLOSSARY}`") for line in view.key),
         "\n".join(map(_model_line, view.models)),
         "#### 95% intervals",
         "Each rate's Wilson 95% interval, with the cases or calls it counts.",
@@ -224,10 +224,7 @@ def _insight_sections(view: ReportView) -> list[str]:
         parts.extend(
             [
                 "#### Tiers and resolution",
-                md(
-                    "Models sharing a tier cannot be told apart by the paired test (Holm-corrected). "
-                    + view.resolution
-                ),
+                md(TIERS_LEAD + " " + view.resolution),
             ]
         )
     for model in view.models:

@@ -17,7 +17,7 @@ from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, LEADERBOARD, Column, percent, rate_counts
+from lobrec.reports._format import DASH, LEADERBOARD, Column, fixed, percent, points, rate_counts
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "
@@ -36,7 +36,7 @@ def overall_cell(model: ModelResult) -> str:
     text = percent(model.metrics.overall.rate if model.has_scores else None)
     spread = runs_of(model).spread.get("overall")  # one run has no sd
     sd = None if spread is None or not model.has_scores else spread.sd
-    return text if sd is None else f"{text} ± {sd:.1f}"
+    return text if sd is None else f"{text} ± {fixed(sd)}"
 
 
 def runs_tally(entry: CaseRuns, runs: int) -> str:
@@ -129,14 +129,14 @@ def spread_rows(runs: ModelRuns) -> list[tuple[str, list[str], list[str]]]:
             percent(figure.mean),
             percent(figure.min),
             percent(figure.max),
-            DASH if figure.sd is None else f"{figure.sd:.1f} pp",
+            DASH if figure.sd is None else points(figure.sd),
         ]
         rows.append((label + (" ↓" if lower else ""), per_run, summary))
     return rows
 
 
 def interval_text(rate: Rate) -> str:
-    return "" if rate.ci95 is None else f", 95% interval {rate.ci95[0]:.1f}–{rate.ci95[1]:.1f}%"
+    return "" if rate.ci95 is None else f", 95% interval {fixed(rate.ci95[0])}–{fixed(rate.ci95[1])}%"
 
 
 def repeats_lines(model: ModelResult) -> list[str]:
@@ -150,7 +150,7 @@ def repeats_lines(model: ModelResult) -> list[str]:
     runs = ", ".join(
         f"{percent(entry.metrics.overall.rate if entry.has_scores else None)}" for entry in repeats.runs
     )
-    sd = DASH if figure.sd is None else f"{figure.sd:.1f} pp"
+    sd = DASH if figure.sd is None else points(figure.sd)
     lines = [
         f"{k} runs; overall per run {runs}; mean {percent(figure.mean)}, min {percent(figure.min)}, "
         f"max {percent(figure.max)}, sd {sd}",

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import io
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 from rich import box
 from rich.cells import cell_len
@@ -36,6 +38,8 @@ _HEADINGS = {
     "cost": "Cost/100\ncases",
 }
 """Two-line headings by column key; any other column shows its label on one line."""
+_SHORT_HEADINGS = {"Cost/100 cases": "Cost/100\ncases", "p50 latency": "p50\nlatency"}
+"""The same two-line headings, by label, for the tables built from plain rows (routing)."""
 
 
 def _text(text: str, style: str = "") -> Text:
@@ -111,6 +115,8 @@ def _leaderboard_table(view: ReportView, columns: list[Heading], *, title: bool,
     return table
 
 
+T = TypeVar("T")
+
 KEY_SEPARATOR = " · "
 
 
@@ -129,12 +135,15 @@ def pack_phrases(key: str, width: int) -> Text:
     """A key's phrases (joined by ` · `, lines by `\\n`) packed into lines of at most `width`
     columns, breaking between phrases, never inside one (the leaderboard's key, `lobrec history`'s)."""
     lines = []
+    tail = KEY_SEPARATOR.rstrip()
     for line in key.split("\n"):
         current = ""
-        for phrase in line.split(KEY_SEPARATOR):
+        phrases = line.split(KEY_SEPARATOR)
+        for index, phrase in enumerate(phrases):
             trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase
-            if current and cell_len(trial) > width:
-                lines.append(current + KEY_SEPARATOR.rstrip())
+            more = tail if index + 1 < len(phrases) else ""  # a line that goes on ends with ` ·`
+            if current and cell_len(trial + more) > width:
+                lines.append(current + tail)
                 current = phrase
             else:
                 current = trial
@@ -156,24 +165,34 @@ def _leaderboard_tables(view: ReportView, width: int) -> tuple[list[Table], bool
     if _natural_width(whole) <= width:
         return [whole], False
     columns = [column for column in view.columns() if not column.count]
-    parts: list[list[Heading]] = []
-    current = columns[:1]
-    for column in columns[1:]:
-        trial = [*current, column]
-        if len(current) > 1 and _natural_width(_part(view, trial)) > width:
-            parts.append(current)
-            current = [columns[0], column]
-        else:
-            current = trial
-    parts.append(current)
+    parts = _fitting_parts(
+        columns[1:], lambda part: _natural_width(_part(view, [columns[0], *part])) <= width
+    )
     tables = [
-        _leaderboard_table(view, part, title=index == 0, caption=False) for index, part in enumerate(parts)
+        _leaderboard_table(view, [columns[0], *part], title=index == 0, caption=False)
+        for index, part in enumerate(parts)
     ]
     return tables, True
 
 
 def _part(view: ReportView, columns: list[Heading]) -> Table:
     return _leaderboard_table(view, columns, title=True, caption=False)
+
+
+def _fitting_parts(items: list[T], fits: Callable[[list[T]], bool]) -> list[list[T]]:
+    """`items` cut, in order, into the fewest runs that each `fits` (a run of one always goes in):
+    how a table too wide for the terminal is printed as several, each repeating its first column."""
+    parts: list[list[T]] = []
+    current: list[T] = []
+    for item in items:
+        if current and not fits([*current, item]):
+            parts.append(current)
+            current = [item]
+        else:
+            current = [*current, item]
+    if current or not parts:
+        parts.append(current)
+    return parts
 
 
 def _natural_width(table: Table) -> int:
@@ -202,14 +221,30 @@ def _counts_text(view: ReportView) -> Text:
     return _lines([f"{model.name}: {model.count_line}" for model in view.models])
 
 
-def _group_table(view: ReportView) -> Table:
-    """Overall rate per group (rows) and model (columns), with the counts behind each rate."""
-    table = _table(Text("By group", style="bold"))
+def _group_tables(view: ReportView, width: int) -> list[Table]:
+    """Overall rate per group (rows) and model (columns), with the counts behind each rate: whole
+    when it fits `width`; else with model names broken after a `/` and as many model columns per
+    table as fit, each table repeating the group names, so no cell and no name is ever cut."""
+    models = list(range(len(view.models)))
+    whole = _group_table(view, models, title=True, fold=False)
+    if _natural_width(whole) <= width:
+        return [whole]
+    parts = _fitting_parts(
+        models, lambda part: _natural_width(_group_table(view, part, title=True, fold=True)) <= width
+    )
+    return [_group_table(view, part, title=index == 0, fold=True) for index, part in enumerate(parts)]
+
+
+def _group_table(view: ReportView, models: list[int], *, title: bool, fold: bool) -> Table:
+    table = _table(Text("By group", style="bold") if title else Text(""))
+    if not title:
+        table.title = None
     table.add_column("Group", no_wrap=True)
-    for model in view.models:
-        table.add_column(_text(model.name), justify="right", overflow="fold", min_width=12)
+    for index in models:
+        name = printable(view.models[index].name)
+        table.add_column(Text(name.replace("/", "/\n") if fold else name), justify="right", no_wrap=True)
     for group in view.groups:
-        table.add_row(_text(group.label), *(_text(cell) for cell in group.cells))
+        table.add_row(_text(group.label), *(_text(group.cells[index]) for index in models))
     return table
 
 
@@ -318,8 +353,9 @@ def render_leaderboard(
         console.print(notes)
     _render_insight(view, console)
     if by_group:
-        console.print()
-        console.print(_group_table(view))
+        for table in _group_tables(view, console.width):
+            console.print()
+            console.print(table)
     again = _rerecord_text(view, partial=partial)
     if again is not None:
         console.print()
@@ -334,11 +370,12 @@ def _plain_table(
     view: ReportView, title: str, header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]
 ) -> Table:
     table = _table(_text(title, style="bold"))
+    table.title_justify = "left"
     for index, heading in enumerate(header):
         if index == 0:
             table.add_column(heading, overflow="fold", min_width=_longest_model(view))
-        else:
-            table.add_column(heading, justify="right", overflow="fold")
+        else:  # `Cost/100 cases` on two lines, as the leaderboard has it: the labels then fit in 80
+            table.add_column(_SHORT_HEADINGS.get(heading, heading), justify="right", overflow="fold")
     for row in rows:
         table.add_row(*(_text(cell) for cell in row))
     return table
@@ -351,9 +388,7 @@ def _render_insight(view: ReportView, console: Console) -> None:
         console.print(Text("Failure kinds (docs/metrics.md):", style="bold"))
         console.print(_lines(kinds, "• "))
     if view.resolution:
-        console.print(
-            _text(f"Tiers: models sharing a tier cannot be told apart (paired test, Holm). {view.resolution}")
-        )
+        console.print(_text(f"Resolution: {view.resolution}"))
     for model in view.models:
         if not model.routing_notes:  # a routed model has notes even with no candidate recorded
             continue

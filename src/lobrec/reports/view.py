@@ -32,13 +32,14 @@ from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.reports._format import (
     DASH,
     KEY,
-    NO_SCORES,
     Column,
     count_line,
+    fixed,
     group_cell,
     group_label,
     model_notes,
     needs_recording,
+    no_scores_note,
     ordered_groups,
     provenance,
     ranked,
@@ -53,6 +54,7 @@ from lobrec.reports.insight import (
     resolution_line,
     routing_notes,
     routing_rows,
+    tier_key,
 )
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
@@ -242,7 +244,9 @@ class ReportView:
     case_count: int | None
     """The most cases any model has; None without models."""
     key: tuple[str, ...]
-    """The lines under the leaderboard that explain its marks."""
+    """The lines under the leaderboard that explain its marks (the tier line last, when there is one)."""
+    tier_key: str
+    """What a tier means and what the run can resolve (`insight.tier_key`); empty for one model."""
     repeats: bool
     tiers: bool
     headings: tuple[Heading, ...]
@@ -289,7 +293,7 @@ def _interval(model: ModelResult) -> str:
     if not model.has_scores or low_high is None:
         return DASH
     low, high = low_high
-    return f"{low:.1f}–{high:.1f}"
+    return f"{fixed(low)}–{fixed(high)}"
 
 
 def _interval_low(model: ModelResult) -> float | None:
@@ -313,7 +317,8 @@ def report_view(run: RunResult) -> ReportView:
         suite_version=run.suite.version,
         provenance=provenance(run),
         case_count=max((len(model.cases) for model in models), default=None),
-        key=(KEY, REPEATS_KEY) if any_repeats(run) else (KEY,),
+        key=tuple(line for line in (KEY, REPEATS_KEY if any_repeats(run) else "", tier_key(run)) if line),
+        tier_key=tier_key(run),
         repeats=any_repeats(run),
         tiers=has_tiers(run),
         headings=tuple(_heading(column) for column in columns),
@@ -508,7 +513,7 @@ def _plotted(model: ModelResult) -> str | None:
     """Why a model is not on the score-against-cost plot; None when it is."""
     usd = model.metrics.cost_per_100_cases_usd
     if not model.has_scores or model.metrics.overall.rate is None:
-        return NO_SCORES
+        return no_scores_note(model.counts)
     if usd is None or not math.isfinite(usd):
         return "no cost: a call was unpriced"
     return None

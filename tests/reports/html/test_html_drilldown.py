@@ -64,7 +64,8 @@ def test_html_cell_shows_expected_beside_observed_with_the_failing_check(dom: st
     assert (
         '<table class="mismatches"><caption>✗ Why it failed</caption>'
         "<thead><tr><th>Path</th><th>Expected</th><th>Got</th><th>Reason</th></tr></thead>"
-        '<tbody><tr><td data-label="Path"><code>calls[0].arguments.end_line</code></td>'
+        '<tbody><tr><td data-label="Path">'
+        '<code class="path">calls[0]<wbr>.arguments<wbr>.end_line</code></td>'
         '<td data-label="Expected"><code>20</code></td>'
         '<td data-label="Got"><code>"20"</code></td>'
         '<td data-label="Reason">end_line: expected 20, got "20" (a string is not a number)</td>'

@@ -73,6 +73,16 @@
     return fragment(parts);
   }
 
+  /* `calls[0].arguments.path` may break only before a `.`, never inside a name */
+  function pathParts(path) {
+    var parts = [];
+    path.split(/(?=\.)/).forEach(function (part, index) {
+      if (index) parts.push(el("wbr", {}, []));
+      parts.push(part);
+    });
+    return parts;
+  }
+
   function mismatches(rows) {
     if (!rows.length) return null;
     var labels = ["Path", "Expected", "Got", "Reason"];
@@ -81,7 +91,8 @@
       el("thead", {}, [el("tr", {}, labels.map(function (label) { return el("th", {}, [label]); }))]),
       el("tbody", {}, rows.map(function (row) {
         return el("tr", {}, row.map(function (cell, index) {
-          var shown = index < 3 ? el("code", {}, [cell]) : cell;
+          var shown = index === 0 ? el("code", {"class": "path"}, pathParts(cell))
+            : index < 3 ? el("code", {}, [cell]) : cell;
           return el("td", {"data-label": labels[index]}, [shown]);
         }));
       }))
