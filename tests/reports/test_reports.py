@@ -572,11 +572,12 @@ def test_html_plot_has_one_point_per_priced_model_and_names_the_rest(page: str) 
         in svg.group(0)
     )
     assert "Overall score (%)</text>" in svg.group(0)
+    # the cost axis fits the costs plotted (one point at $0.13), not $0 to the next round number
     assert [label for label in re.findall(r'class="tick" text-anchor="middle">([^<]*)<', svg.group(0))] == [
-        "$0.00",
-        "$0.05",
-        "$0.10",
-        "$0.15",
+        "$0.125",
+        "$0.130",
+        "$0.135",
+        "$0.140",
     ]
     assert (
         '<p class="sub">Not plotted: auto (no cost: a call was unpriced); '

@@ -17,7 +17,7 @@ from tests.reports.html.test_html_sizes import cell_id, report
 
 __all__ = ["chromium", "report"]  # the fixtures, imported to be used here
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.process
 
 CELL = ("arg-01", "fake/alpha")
 """fake/alpha on arg-01: `calls[0].arguments.path` failed `one of "README.md", "./README.md"`."""
