@@ -31,15 +31,17 @@ _LOWER = "abcdefghijklmnopqrstuvwxyz"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 # The pieces of a clock time in free text (the same as suite 1.2.0's).
-_TIME24 = r"\d{1,2}[:.h]\d\d"
+_TIME24 = r"\d{1,2}[:.h]\d\d(?::\d\d)?"
 _TIME12 = r"\d{1,2}(?::\d\d)? ?[ap]\.?m\b\.?"
 _RANGE = r"(?:[ \t]*[-–—][ \t]*\d{1,2}(?:[:.h]\d\d)?(?: ?[ap]\.?m\b\.?)?)?"
 """The end of a range (`15:00-16:00 CEST`): the zone is judged on the range's start."""
 _SEP = r"[ \t]*\(?[ \t]*(?:in |at |on )?"
-_START = r"(?:^|[^-–—\s])\s*\b"
-"""A time not written as the end of a dash range (that one is judged by its start)."""
-_OFFSET = r"(?:(?:utc|gmt) ?[+−-]|[+−]) ?(?:[1-9]|0+[1-9a-z_])"
-"""A non-zero numeric offset (UTC+2, +02:00): not in the list, so it fails."""
+_START = r"(?:(?:^|[^-–—\s:.])\s*|[:.]\s+)\b"
+"""Where a time starts: not as the end of a dash range (that one is judged by its start), and not
+inside another time (the `15 am` of `11:15 am`)."""
+OFFSETS = (*range(-12 * 60, 0, 60), *range(60, 15 * 60, 60), 330)
+"""The numeric offsets (minutes) a time may be given in, judged as any zone: UTC-12 to UTC+14 in
+whole hours, and India's +5:30 (UTC+2, GMT-4, +02:00, UTC+0530)."""
 _UNJUDGED_WORDS = ("utc", "gmt", "zulu", "z")
 _UNKNOWN_WORDS = ("local", "european")
 """Words after a time that name no one zone: they fail, as in 1.2.0."""
@@ -111,7 +113,7 @@ def other_than(excluded: Iterable[str], alphabet: str, low: int, high: int | Non
 
 def _not_followed_by(words: Iterable[str]) -> str:
     """What may follow a name so that none of `words` comes next (a word boundary, and then not a
-    blank and one of `words`)."""
+    blank and one of `words`), nor more of an offset (`:30` after `UTC+5`)."""
 
     def rest(suffixes: set[str]) -> str:
         if "" in suffixes:
@@ -121,7 +123,7 @@ def _not_followed_by(words: Iterable[str]) -> str:
         options += [f"{c}{rest({s[1:] for s in suffixes if s[0] == c})}" for c in firsts]
         return "(?:" + "|".join(options) + ")"
 
-    return r"(?:$|[^\w ]| " + rest({w.lower() for w in words}) + ")"
+    return r"(?:$|[^\w :]|:(?:$|\D)| " + rest({w.lower() for w in words}) + ")"
 
 
 # --- dates ---------------------------------------------------------------------------------------
@@ -238,7 +240,19 @@ def _zone_names(zones: dict[str, Any], instants: list[dt.datetime]) -> list[tupl
         out.append((word, now))
         out.append((word + " standard time", [standard] * len(instants)))
         out.append((word + " (?:daylight|summer) time", [summer] * len(instants)))
+    out.extend((_numeric_offset(offset), [offset] * len(instants)) for offset in OFFSETS)
     return out
+
+
+def _numeric_offset(offset: int) -> str:
+    """`UTC+2`, `GMT -04:00`, `+0530`: a bare sign only a plus or the minus sign U+2212 (a
+    hyphen after a time is a range)."""
+    hours, minutes = divmod(abs(offset), 60)
+    sign, bare = (r"\+", r"\+") if offset > 0 else ("[-−]", "−")
+    number = (f"0?{hours}" if hours < 10 else str(hours)) + (
+        "(?::?00)?" if minutes == 0 else f":?{minutes:02d}"
+    )
+    return f"(?:(?:utc|gmt) ?{sign} ?|{bare}){number}"
 
 
 def _guard(zones: dict[str, Any]) -> str:
@@ -264,7 +278,7 @@ def _time_in(minutes: set[int]) -> str:
         hour, mm = divmod(minute, 60)
         h12, ap = _twelve(minute)
         clock12 = "(?::00)?" if mm == 0 else f":{mm:02d}"
-        options.append(rf"{_join(sorted(_hours(hour)))}[:.h]{mm:02d}")
+        options.append(rf"{_join(sorted(_hours(hour)))}[:.h]{mm:02d}(?::\d\d)?")
         options.append(rf"{_join(sorted(_hours(h12)))}{clock12} ?{ap}\.?m\b\.?")
     return _join(options)
 
@@ -285,9 +299,9 @@ def _time_not_in(minutes: set[int]) -> str:
     options = []
     other_hour = other_than(allowed24, _DIGITS, 1, 2)
     if other_hour:
-        options.append(rf"{other_hour}[:.h]\d\d")
+        options.append(rf"{other_hour}[:.h]\d\d(?::\d\d)?")
     for text, mms in sorted(allowed24.items()):
-        options.append(rf"{text}[:.h]{other_than(mms, _DIGITS, 2, 2)}")
+        options.append(rf"{text}[:.h]{other_than(mms, _DIGITS, 2, 2)}(?::\d\d)?")
     hours12 = {text for text, _ in allowed12}
     other_hour = other_than(hours12, _DIGITS, 1, 2)
     if other_hour:
@@ -332,13 +346,13 @@ def _unknown_zone(zones: dict[str, Any]) -> str:
     word = other_than(single, _LOWER, 1, None)
     return (
         f"(?:(?-i:{abbreviation}\\b)|(?:{'|'.join(_UNKNOWN_WORDS)})\\b"
-        f"|{word} (?:(?:{'|'.join(_QUALIFIERS)}) )?time\\b|{_OFFSET})"
+        f"|{word} (?:(?:{'|'.join(_QUALIFIERS)}) )?time\\b)"
     )
 
 
 def same_instant(zones: dict[str, Any], times: list[Any], day: dt.date, where: str) -> str:
     """Every clock time given with a zone names one of `times` (UTC) on `day`; a time in UTC, GMT,
-    Z or no zone is left to other checks; an unknown zone or a numeric offset fails."""
+    Z or no zone is left to other checks; a zone the list does not know fails."""
     instants = _instants(times, day, where)
     known = [
         f"{_time_not_in(set(local))}{_RANGE}{_SEP}(?:{'|'.join(names)})"
@@ -363,7 +377,7 @@ def clock_time(zones: dict[str, Any], time: Any, day: dt.date, where: str) -> st
         f"{_time_in(set(local))}{_RANGE}{_SEP}(?:{'|'.join(names)})"
         for local, names in _groups(zones, _instants([time], day, where)).items()
     ]
-    return "|".join(utc) + rf"|\b(?:{'|'.join(zoned)}){_guard(zones)}"
+    return "|".join(utc) + rf"|{_START}(?:{'|'.join(zoned)}){_guard(zones)}"
 
 
 # --- expanding a source check --------------------------------------------------------------------

@@ -185,8 +185,14 @@ def test_the_blind_attack_found_eight_wrong_answers_passing_on_1_1_0(script: Mod
     assert served == {"wrong-a": 275, "wrong-b": 175}
 
 
-def test_on_1_2_0_every_blind_right_answer_passes_and_every_wrong_one_fails(script: ModuleType) -> None:
-    report = _blind(script, ROOT / "suite" / "suite.json", ("wrong-a", "wrong-b", "wrong-c"))
+@pytest.mark.parametrize(
+    "suite_path", [ROOT / "suite" / "history" / "1.2.0.json", ROOT / "suite" / "suite.json"]
+)
+def test_from_1_2_0_every_blind_right_answer_passes_and_every_wrong_one_fails(
+    script: ModuleType, suite_path: Path
+) -> None:
+    """1.2.0 as released, and 1.3.0 (the current suite): the 1.2.0 attack keeps its outcome."""
+    report = _blind(script, suite_path, ("wrong-a", "wrong-b", "wrong-c"))
     assert report.findings == []
     assert {item.file: item.judged for item in report.counts} == {
         "solver-minimal": 100,

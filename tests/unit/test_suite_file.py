@@ -42,7 +42,7 @@ def suite() -> Suite:
 
 def test_the_published_suite_passes_the_build_check(suite: Suite) -> None:
     assert check_suite(suite) == []
-    assert summary(suite) == "suite lobstack-tools 1.2.0: 80 cases, 14/16/12/14/12/12, ok"
+    assert summary(suite) == "suite lobstack-tools 1.3.0: 80 cases, 14/16/12/14/12/12, ok"
 
 
 def test_the_published_file_is_what_the_sources_build() -> None:
