@@ -77,7 +77,7 @@ def _join(options: list[str]) -> str:
 
 
 def _any(alphabet: str, low: int, high: int | None) -> str:
-    cls = r"\d" if alphabet == _DIGITS else f"[{alphabet[0]}-{alphabet[-1]}]"
+    cls = _char_class(alphabet)
     if high is None:
         return cls + ("*" if low == 0 else "+" if low == 1 else f"{{{low},}}")
     if (low, high) == (1, 1):
@@ -230,18 +230,33 @@ def _zone_names(zones: dict[str, Any], instants: list[dt.datetime]) -> list[tupl
             (escape(abbreviation.lower()), [_abbreviation_offset(abbreviation, zone, year)] * len(instants))
         )
     for name, zone in zones["places"].items():
-        tz, word = ZoneInfo(zone), escape(name.lower())
-        now = []
-        for instant in instants:
-            offset = instant.astimezone(tz).utcoffset()
-            assert offset is not None
-            now.append(int(offset.total_seconds()) // 60)
+        word = escape(name.lower())
+        now = [_offset_at(zone, instant) for instant in instants]
         standard, summer = _season_offsets(zone, year)
         out.append((word, now))
         out.append((word + " standard time", [standard] * len(instants)))
         out.append((word + " (?:daylight|summer) time", [summer] * len(instants)))
     out.extend((_numeric_offset(offset), [offset] * len(instants)) for offset in OFFSETS)
+    for zone in _zone_ids(zones):
+        out.append((escape(zone.lower()), [_offset_at(zone, instant) for instant in instants]))
     return out
+
+
+_REGIONS = ("africa", "america", "antarctica", "asia", "atlantic", "australia", "europe", "indian")
+"""The regions of IANA zone ids a time may be given in (`Europe/Berlin`); `Pacific/...` is left
+out, since "Pacific" alone is the US region."""
+
+
+def _zone_ids(zones: dict[str, Any]) -> list[str]:
+    """The IANA ids of the listed zones, accepted as names too (`17:00 Europe/Berlin`)."""
+    ids = {*zones["abbreviations"].values(), *zones["places"].values()}
+    return sorted(zone for zone in ids if zone.split("/")[0].lower() in _REGIONS)
+
+
+def _offset_at(zone: str, instant: dt.datetime) -> int:
+    offset = instant.astimezone(ZoneInfo(zone)).utcoffset()
+    assert offset is not None
+    return int(offset.total_seconds()) // 60
 
 
 def _numeric_offset(offset: int) -> str:
@@ -344,9 +359,14 @@ def _unknown_zone(zones: dict[str, Any]) -> str:
     single = {n.lower() for n in names if " " not in n} | set(_UNJUDGED_WORDS) | set(_UNKNOWN_WORDS)
     abbreviation = other_than(upper, _UPPER, 2, 5)
     word = other_than(single, _LOWER, 1, None)
+    known = [zone.lower().split("/", 1) for zone in _zone_ids(zones)]
+    ids = [
+        f"{region}/{other_than({city for r, city in known if r == region}, _LOWER + '_/', 1, None)}"
+        for region in _REGIONS
+    ]
     return (
         f"(?:(?-i:{abbreviation}\\b)|(?:{'|'.join(_UNKNOWN_WORDS)})\\b"
-        f"|{word} (?:(?:{'|'.join(_QUALIFIERS)}) )?time\\b)"
+        f"|{word} (?:(?:{'|'.join(_QUALIFIERS)}) )?time\\b|(?:{'|'.join(ids)})(?:$|[^\\w/]))"
     )
 
 

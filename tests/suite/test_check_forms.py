@@ -131,6 +131,8 @@ def test_a_zone_the_list_does_not_know_fails(instant: dt.datetime, zone: str, tw
         ("15:00 UTC (16:00-17:00 BST)", True),
         ("15:00 UTC (17:00 UTC+2, 20:30 UTC+5:30)", True),
         ("15:00 UTC+2", False),
+        ("15:00 UTC (17:00 Europe/Berlin, 11:00 America/New_York)", True),
+        ("15:00 UTC (18:00 Europe/Moscow)", False),
         ("15:00 UTC (18:00:30 CEST)", False),
         ("15:00 UTC (18:00 CEST)", False),
         ("15:00 CEST", False),
