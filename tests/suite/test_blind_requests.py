@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -11,16 +10,13 @@ import pytest
 
 from lobrec.core.suite import CallStep, Regex, Suite
 from lobrec.suite_file import load_suite
+from tests.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("blind_requests", ROOT / "scripts" / "blind_requests.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/blind_requests.py", "blind_requests")
 
 
 @pytest.fixture(scope="module")

@@ -8,10 +8,8 @@ database, a day of a month in another spelling, a piece of a text), not from the
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -20,20 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lobrec.core.checks import compile_pattern
+from tests.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 ZONES: dict[str, Any] = json.loads((ROOT / "suite" / "src" / "zones.json").read_text(encoding="utf-8"))
 
 
-def _forms() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("suite_forms", ROOT / "suite" / "forms.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-forms = _forms()
+forms = load_script("suite/forms.py", "suite_forms")
 
 FIXED = {"CET": 60, "CEST": 120, "BST": 60, "EST": -300, "EDT": -240, "PST": -480, "PDT": -420}
 FIXED |= {"IST": 330, "JST": 540, "AEDT": 660, "CDT": -300, "MST": -420, "EEST": 180}

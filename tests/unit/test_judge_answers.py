@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -12,17 +11,14 @@ import pytest
 
 from lobrec.core.suite import CallStep, Suite
 from lobrec.suite_file import load_suite
+from tests.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 BLIND = ROOT / "fixtures" / "blind-attack-1.2.0"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("judge_answers", ROOT / "scripts" / "judge_answers.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/judge_answers.py", "judge_answers")
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ the flip and the delta it must cause are known exactly, and check the reports an
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -23,6 +22,7 @@ from lobrec.core.results import decode_results, encode_results
 from lobrec.core.suite import Suite, encode_suite
 from lobrec.replay import rescore_against
 from lobrec.suite_file import load_suite
+from tests.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 OLD = ROOT / "suite" / "history" / "1.0.0.json"
@@ -30,13 +30,7 @@ CASSETTES = ROOT / "fixtures" / "cassettes"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "suite_changes_fixture", ROOT / "scripts" / "suite_changes_fixture.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/suite_changes_fixture.py", "suite_changes_fixture")
 
 
 PAIRS = ["1.0.0-1.1.0", "1.1.0-1.2.0", "1.2.0-1.3.0"]

@@ -8,7 +8,6 @@ value from one step's scripted result into the next step's checks.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -22,17 +21,14 @@ from lobrec.core.suite import CallStep, NoCallStep, Suite
 from lobrec.core.suitecheck import check_suite, reference_reply, summary
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.suite_file import load_suite
+from tests.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_PATH = ROOT / "suite" / "suite.json"
 
 
 def _build_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("suite_build", ROOT / "suite" / "build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("suite/build.py", "suite_build")
 
 
 @pytest.fixture(scope="module")
