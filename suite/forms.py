@@ -220,26 +220,38 @@ def _season_offsets(zone: str, year: int) -> tuple[int, int]:
     return standard, standard if summer is None else summer
 
 
-def _zone_names(zones: dict[str, Any], instants: list[dt.datetime]) -> list[tuple[str, list[int]]]:
-    """Each accepted way to name a zone, as a pattern, with the offset it has at each instant. A
-    name is followed by `_guard` (not by a qualifier or a longer name: `Central European`)."""
+def _zone_names(zones: dict[str, Any], instants: list[dt.datetime]) -> list[tuple[str, list[int | None]]]:
+    """Each accepted way to name a zone, as a pattern, with the offset it names at each instant, or
+    None where it names none: an abbreviation, "standard time" or "summer time" out of season (CEST
+    on 2026-10-27, after Europe's change), so any time given with it fails. A name is followed by
+    `_guard` (not by a qualifier or a longer name: `Central European`)."""
     year = instants[0].year if instants else dt.date.fromisoformat(zones["date"]).year
-    out: list[tuple[str, list[int]]] = []
+    out: list[tuple[str, list[int | None]]] = []
     for abbreviation, zone in zones["abbreviations"].items():
-        out.append(
-            (escape(abbreviation.lower()), [_abbreviation_offset(abbreviation, zone, year)] * len(instants))
-        )
+        _abbreviation_offset(abbreviation, zone, year)  # the database knows it
+        offsets = [
+            _offset_at(zone, i) if _local(zone, i).tzname() == abbreviation else None for i in instants
+        ]
+        out.append((escape(abbreviation.lower()), offsets))
     for name, zone in zones["places"].items():
         word = escape(name.lower())
         now = [_offset_at(zone, instant) for instant in instants]
-        standard, summer = _season_offsets(zone, year)
-        out.append((word, now))
-        out.append((word + " standard time", [standard] * len(instants)))
-        out.append((word + " (?:daylight|summer) time", [summer] * len(instants)))
+        summer = [bool(_local(zone, instant).dst()) for instant in instants]
+        standing = [None if dst else offset for offset, dst in zip(now, summer, strict=True)]
+        saving = [offset if dst else None for offset, dst in zip(now, summer, strict=True)]
+        if len(set(_season_offsets(zone, year))) == 1:
+            saving = list(now)  # a zone without daylight saving: its summer time is its time
+        out.append((word, list(now)))
+        out.append((word + " standard time", standing))
+        out.append((word + " (?:daylight|summer) time", saving))
     out.extend((_numeric_offset(offset), [offset] * len(instants)) for offset in OFFSETS)
     for zone in _zone_ids(zones):
         out.append((escape(zone.lower()), [_offset_at(zone, instant) for instant in instants]))
     return out
+
+
+def _local(zone: str, instant: dt.datetime) -> dt.datetime:
+    return instant.astimezone(ZoneInfo(zone))
 
 
 _REGIONS = ("africa", "america", "antarctica", "asia", "atlantic", "australia", "europe", "indian")
@@ -287,7 +299,8 @@ def _hours(hour: int) -> set[str]:
 
 
 def _time_in(minutes: set[int]) -> str:
-    """A clock time, in 24-hour or 12-hour form, at one of `minutes` (after midnight)."""
+    """A clock time, in 24-hour or 12-hour form, at one of `minutes` (after midnight; not none)."""
+    assert minutes, "no time to match"
     options = []
     for minute in sorted(minutes):
         hour, mm = divmod(minute, 60)
@@ -346,7 +359,9 @@ def _groups(zones: dict[str, Any], instants: list[dt.datetime]) -> dict[frozense
     groups: dict[frozenset[int], list[str]] = {}
     for name, offsets in _zone_names(zones, instants):
         local = frozenset(
-            (i.hour * 60 + i.minute + offset) % 1440 for i, offset in zip(instants, offsets, strict=True)
+            (i.hour * 60 + i.minute + offset) % 1440
+            for i, offset in zip(instants, offsets, strict=True)
+            if offset is not None
         )
         groups.setdefault(local, []).append(name)
     return groups
@@ -370,16 +385,29 @@ def _unknown_zone(zones: dict[str, Any]) -> str:
     )
 
 
+_UTC_NAME = r"(?:utc|gmt|zulu|z)"
+_NO_SIGN = r"(?:$|[^\w +−-]|[+−-](?:$|[^ \d]| (?:$|\D))| (?:$|[^+−-]|[+−-](?:$|[^ \d]| (?:$|\D))))"
+"""After UTC, GMT, Zulu or Z: not an offset (`UTC+2` is read as UTC+2, not as UTC)."""
+
+
 def same_instant(zones: dict[str, Any], times: list[Any], day: dt.date, where: str) -> str:
-    """Every clock time given with a zone names one of `times` (UTC) on `day`; a time in UTC, GMT,
-    Z or no zone is left to other checks; a zone the list does not know fails."""
+    """Every clock time given with a zone names one of `times` (UTC) on `day`: in UTC, GMT or Z it
+    is one of `times`, in a listed zone the same instant; a zone the list does not know fails. With
+    no `times`, a time in UTC, GMT or Z is free and every other zone fails. A time with no zone is
+    left to other checks."""
     instants = _instants(times, day, where)
     known = [
         f"{_time_not_in(set(local))}{_RANGE}{_SEP}(?:{'|'.join(names)})"
         for local, names in _groups(zones, instants).items()
     ]
-    unknown = f"(?:{_TIME24}|{_TIME12}){_RANGE}{_SEP}{_unknown_zone(zones)}"
-    return rf"^(?![\s\S]*{_START}(?:{unknown}|(?:{'|'.join(known)}){_guard(zones)}))"
+    bad = [
+        f"(?:{_TIME24}|{_TIME12}){_RANGE}{_SEP}{_unknown_zone(zones)}",
+        f"(?:{'|'.join(known)}){_guard(zones)}",
+    ]
+    if instants:
+        utc = {i.hour * 60 + i.minute for i in instants}
+        bad.append(f"{_time_not_in(utc)}{_RANGE}{_SEP}{_UTC_NAME}{_NO_SIGN}")
+    return rf"^(?![\s\S]*{_START}(?:" + "|".join(bad) + "))"
 
 
 def clock_time(zones: dict[str, Any], time: Any, day: dt.date, where: str) -> str:
@@ -396,6 +424,7 @@ def clock_time(zones: dict[str, Any], time: Any, day: dt.date, where: str) -> st
     zoned = [
         f"{_time_in(set(local))}{_RANGE}{_SEP}(?:{'|'.join(names)})"
         for local, names in _groups(zones, _instants([time], day, where)).items()
+        if local  # a name out of season names no time
     ]
     return "|".join(utc) + rf"|{_START}(?:{'|'.join(zoned)}){_guard(zones)}"
 
