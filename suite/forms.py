@@ -15,6 +15,7 @@ the suite is built, for the date each check names (the suite's date, 2026-10-21,
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -189,6 +190,7 @@ def _minutes(value: Any, where: str) -> int:
     return hours * 60 + minutes
 
 
+@functools.cache
 def _abbreviation_offset(abbreviation: str, zone: str, year: int) -> int:
     """The offset (minutes) the IANA database gives `abbreviation` in `zone` during `year`."""
     tz = ZoneInfo(zone)
@@ -202,6 +204,7 @@ def _abbreviation_offset(abbreviation: str, zone: str, year: int) -> int:
     raise SuiteError(f"zones.json: {zone} never uses the abbreviation {abbreviation} in {year}")
 
 
+@functools.cache
 def _season_offsets(zone: str, year: int) -> tuple[int, int]:
     """The zone's standard and summer offsets (minutes) in `year` (equal when it keeps one)."""
     tz = ZoneInfo(zone)
