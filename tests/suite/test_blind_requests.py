@@ -74,3 +74,22 @@ def test_anonymized_ids_are_a_shuffled_one_to_one_numbering(
     by_id = {case.id: case for case in suite.cases}
     for case in brief["cases"]:
         assert case["tools"] == by_id[mapping[case["id"]]].tools
+
+
+def test_answers_to_anonymized_ids_are_judged_under_the_suite_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """judge_answers.py --ids MAP: a wrong answer written for `case-NN` is judged as its case."""
+    mapping_file = tmp_path / "map.json"
+    assert _script().main(["--anonymize", str(mapping_file)]) == 0
+    capsys.readouterr()
+    blind = {suite_id: blind_id for blind_id, suite_id in json.loads(mapping_file.read_text()).items()}
+    wrong = tmp_path / "wrong.json"
+    text = "v2.14.0 goes out today at 15:00 CEST"
+    call = {"name": "slack_send_message", "arguments": {"channel": "#deploys", "text": text}}
+    answer = {"id": blind["sel-04"], "step": 1, "why": "15:00 CEST is 13:00 UTC", "calls": [call]}
+    wrong.write_text(json.dumps({"answers": [answer]}))
+    judge = load_script("scripts/judge_answers.py", "judge_answers")
+    suite_path = str(ROOT / "suite" / "suite.json")
+    assert judge.main([suite_path, "--wrong", str(wrong), "--ids", str(mapping_file)]) == 0
+    assert "1 steps judged, 0 findings" in capsys.readouterr().out
