@@ -27,7 +27,7 @@ format: $(STAMP) ## ruff: fix what can be fixed and format
 
 check: lint ## Lint, type-check (mypy --strict), check the suite, audit the committed cassettes
 	$(BIN)/mypy
-	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.1.0.json
+	$(BIN)/lobrec suite check suite/suite.json --against suite/history/1.2.0.json
 	$(BIN)/lobrec audit fixtures/cassettes
 
 demo: $(STAMP) ## Rescore the committed cassettes: leaderboard, out/results.json, out/report.md, out/report.html

@@ -13,6 +13,10 @@ suite check` runs on a step's `wrong` and `alternates`. A finding is a solver st
 wrong answer that passes; each is a check to loosen or tighten, or an answer to reject with a reason.
 
     .venv/bin/python scripts/judge_answers.py SUITE --solver FILE ... --wrong FILE ... [--json OUT]
+        [--ids MAP]
+
+`--ids MAP` reads answers written against `scripts/blind_requests.py --anonymize MAP` (case ids
+`case-01`...) and judges each under its suite id.
 
 Prints one line per finding and the counts; exits 1 when there is a finding, 2 on bad input.
 """
@@ -170,6 +174,17 @@ def judge_answers(suite: Suite, solvers: dict[str, Any], wrongs: dict[str, Any])
     return Report(suite=f"{suite.name} {suite.version}", findings=findings, counts=counts)
 
 
+def renamed(answers: Any, ids: dict[str, str]) -> Any:
+    """An answer file with blind ids (`case-07`) turned back into suite ids; others kept."""
+    if not isinstance(answers, dict) or not isinstance(answers.get("answers"), list):
+        return answers
+    items = [
+        {**item, "id": ids.get(item.get("id"), item.get("id"))} if isinstance(item, dict) else item
+        for item in answers["answers"]
+    ]
+    return {**answers, "answers": items}
+
+
 def _read(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -183,11 +198,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--solver", type=Path, action="append", default=[])
     parser.add_argument("--wrong", type=Path, action="append", default=[])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--ids", type=Path, help="blind id -> suite id (blind_requests.py --anonymize)")
     args = parser.parse_args(argv)
     try:
         suite = load_suite(args.suite)
+        ids = {} if args.ids is None else _read(args.ids)
         report = judge_answers(
-            suite, {str(p): _read(p) for p in args.solver}, {str(p): _read(p) for p in args.wrong}
+            suite,
+            {str(p): renamed(_read(p), ids) for p in args.solver},
+            {str(p): renamed(_read(p), ids) for p in args.wrong},
         )
     except LobrecError as exc:
         print(f"judge_answers: {exc}", file=sys.stderr)

@@ -26,7 +26,8 @@ HISTORY = ROOT / "suite" / "history"
 CASSETTES = ROOT / "fixtures" / "cassettes"
 PAIRS = {
     "1.0.0-1.1.0": (HISTORY / "1.0.0.json", HISTORY / "1.1.0.json"),
-    "1.1.0-1.2.0": (HISTORY / "1.1.0.json", ROOT / "suite" / "suite.json"),
+    "1.1.0-1.2.0": (HISTORY / "1.1.0.json", HISTORY / "1.2.0.json"),
+    "1.2.0-1.3.0": (HISTORY / "1.2.0.json", ROOT / "suite" / "suite.json"),
 }
 """Each pinned comparison: its name (OLD-NEW) and the two suite files."""
 

@@ -3,8 +3,11 @@
 The sources are easier to write and review than the published file: the system prompt is written
 once (`meta.json`) instead of 80 times, each group has its own file (the group comes from the file
 name), a case gives its user request as `user`, and a scripted tool `result` may be written as a
-JSON value, which the build turns into the string the tool would return. Everything else is the
-suite format itself (`docs/suite-format.md`), decoded strictly by `lobrec.core.suite`.
+JSON value, which the build turns into the string the tool would return, and a long check may be
+written as a declarative form (`suite/forms.py`: a clock time judged by its instant, no other date
+in a month, a piece of a text, none of some phrases) that the build expands into the `regex` check
+the published file holds. Everything else is the suite format itself (`docs/suite-format.md`),
+decoded strictly by `lobrec.core.suite`.
 
 Usage:
     python suite/build.py           write suite/suite.json
@@ -23,6 +26,9 @@ import msgspec
 from lobrec.core.suite import GROUPS, Suite, encode_suite
 from lobrec.errors import SuiteError
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import forms  # suite/forms.py, beside this script
+
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "src"
 OUTPUT = HERE / "suite.json"
@@ -37,7 +43,20 @@ def _result_text(value: Any) -> Any:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _case(source: dict[str, Any], group: str, system_prompt: str, where: str) -> dict[str, Any]:
+def _call(call: dict[str, Any], zones: dict[str, Any], where: str) -> dict[str, Any]:
+    """An expected call with its result as text and its check forms expanded."""
+    out = {**call, "result": _result_text(call["result"])} if "result" in call else dict(call)
+    if "checks" in call:
+        out["checks"] = [
+            forms.expand(check, zones, f"{where}.checks[{index}]")
+            for index, check in enumerate(call["checks"])
+        ]
+    return out
+
+
+def _case(
+    source: dict[str, Any], group: str, system_prompt: str, zones: dict[str, Any], where: str
+) -> dict[str, Any]:
     unknown = sorted(set(source) - _CASE_KEYS)
     if unknown:
         raise SuiteError(f"{where}: unknown keys {unknown}")
@@ -48,11 +67,11 @@ def _case(source: dict[str, Any], group: str, system_prompt: str, where: str) ->
     else:
         conversation = list(source["messages"])
     steps = []
-    for step in source.get("steps", []):
+    for number, step in enumerate(source.get("steps", [])):
         if step.get("expect") == "call":
             calls = [
-                {**call, "result": _result_text(call["result"])} if "result" in call else call
-                for call in step.get("calls", [])
+                _call(call, zones, f"{where}.steps[{number}].calls[{index}]")
+                for index, call in enumerate(step.get("calls", []))
             ]
             step = {**step, "calls": calls}
         steps.append(step)
@@ -69,11 +88,12 @@ def build(sources: Path = SOURCES) -> bytes:
     """The published suite file's bytes, built from `sources`; raises SuiteError on a malformed source."""
     meta = json.loads((sources / "meta.json").read_text(encoding="utf-8"))
     tools = json.loads((sources / "tools.json").read_text(encoding="utf-8"))
+    zones = json.loads((sources / "zones.json").read_text(encoding="utf-8"))
     cases = []
     for group in GROUPS:
         path = sources / f"{group}.json"
         for index, source in enumerate(json.loads(path.read_text(encoding="utf-8"))):
-            cases.append(_case(source, group, meta["system_prompt"], f"{path.name}[{index}]"))
+            cases.append(_case(source, group, meta["system_prompt"], zones, f"{path.name}[{index}]"))
     document = {**meta, "tools": tools, "cases": cases}
     try:
         suite = msgspec.convert(document, Suite)

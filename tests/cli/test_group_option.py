@@ -28,6 +28,6 @@ def test_an_unknown_group_is_a_one_line_error_naming_the_groups() -> None:
     done = run_lobrec(["rescore", str(ROOT / "fixtures" / "cassettes"), "--group", "chain"])
     assert done.returncode == 2
     assert done.stderr.decode() == (
-        "lobrec: no such group in suite 1.2.0: chain "
+        "lobrec: no such group in suite 1.3.0: chain "
         "(groups: selection, arguments, near_misses, no_call, parallel, chains)\n"
     )

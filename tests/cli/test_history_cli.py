@@ -1,5 +1,5 @@
 """`lobrec history` end to end: results files made by rescoring the committed cassettes (at the
-kept suite 1.1.0, at 1.2.0, one group only), the committed expected results, and variants built
+kept suite 1.1.0, at 1.3.0, one group only), the committed expected results, and variants built
 from them (a model re-recorded worse), read by the real command into every format."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _steps(data: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 def test_rescored_files_across_suite_versions(made: dict[str, Path], tmp_path: Path) -> None:
-    """1.1.0 then 1.2.0 of the same cassettes: every step rescored, only the cases whose request and
+    """1.1.0 then 1.3.0 of the same cassettes: every step rescored, only the cases whose request and
     checks held compared, and re-judging the same recordings on unchanged checks moves no case."""
     out = {kind: tmp_path / f"history.{kind}" for kind in ("md", "html", "json")}
     done = lobrec(
@@ -73,7 +73,7 @@ def test_rescored_files_across_suite_versions(made: dict[str, Path], tmp_path: P
     )
     assert done.exit_code == Exit.OK, done.stderr
     data = _history(out["json"])
-    assert [run["suite"]["version"] for run in data["runs"]] == ["1.1.0", "1.2.0"]
+    assert [run["suite"]["version"] for run in data["runs"]] == ["1.1.0", "1.3.0"]
     assert [run["suite_changed"] for run in data["runs"]] == [False, True]
     old, new = load_suite(KEPT), load_suite()
     changes = diff_suites(old, new)
@@ -87,15 +87,15 @@ def test_rescored_files_across_suite_versions(made: dict[str, Path], tmp_path: P
         assert step["left_out"] == left_out
         assert step["cases"] == 80 - left_out
         assert (step["worse"], step["better"], step["verdict"]) == (0, 0, "none"), model
-    assert "History of 2 results files: lobstack-tools 1.1.0 → lobstack-tools 1.2.0" in done.stdout
-    assert "#2 is on suite lobstack-tools 1.2.0 (§), #1 on lobstack-tools 1.1.0." in done.stdout
+    assert "History of 2 results files: lobstack-tools 1.1.0 → lobstack-tools 1.3.0" in done.stdout
+    assert "#2 is on suite lobstack-tools 1.3.0 (§), #1 on lobstack-tools 1.1.0." in done.stdout
     assert "10 steps tested: 0 found real by the paired test." in done.stdout
     markdown = out["md"].read_text()
-    assert f"{left_out} cases left out: changed from 1.1.0 to 1.2.0" in markdown
+    assert f"{left_out} cases left out: changed from 1.1.0 to 1.3.0" in markdown
     assert "rescored (same recordings)" in markdown
     page = out["html"].read_text()
     assert page.count('<g class="series"') == 10
-    assert "§ suite 1.2.0" in page
+    assert "§ suite 1.3.0" in page
 
 
 def _re_recorded_worse(tmp_path: Path) -> Path:
@@ -232,11 +232,11 @@ def test_json_to_stdout_is_the_history_alone() -> None:
 
 
 def test_a_version_lobrec_does_not_ship_is_compared_once_its_file_is_given(tmp_path: Path) -> None:
-    """1.2.0 then an unshipped 1.3.0 (the same cases): not comparable until `--suite` gives 1.3.0."""
+    """1.3.0 then an unshipped 1.4.0 (the same cases): not comparable until `--suite` gives 1.4.0."""
     suite = json.loads((ROOT / "suite" / "suite.json").read_bytes())
-    custom = tmp_path / "suite-1.3.0.json"
-    custom.write_text(json.dumps({**suite, "version": "1.3.0"}))
-    later = tmp_path / "at-1.3.0.json"
+    custom = tmp_path / "suite-1.4.0.json"
+    custom.write_text(json.dumps({**suite, "version": "1.4.0"}))
+    later = tmp_path / "at-1.4.0.json"
     done = lobrec("rescore", str(CASSETTES), "--suite", str(custom), "--json", str(later))
     assert done.exit_code in (0, 1, 4), done.stderr
     out = tmp_path / "history.json"
@@ -244,7 +244,7 @@ def test_a_version_lobrec_does_not_ship_is_compared_once_its_file_is_given(tmp_p
     blind = _steps(_history(out))
     assert {(step["comparable"], step["p_value"]) for step in blind.values()} == {(False, None)}
     assert {step["reason"] for step in blind.values()} == {
-        "suite 1.3.0 not found: give its file with --suite to compare the cases whose checks did not change"
+        "suite 1.4.0 not found: give its file with --suite to compare the cases whose checks did not change"
     }
     done = lobrec("history", str(EXPECTED), str(later), "--suite", str(custom), "--json", str(out))
     assert done.exit_code == Exit.OK, done.stderr
@@ -273,4 +273,4 @@ def test_a_narrow_terminal_gets_the_table_in_parts_and_never_a_cut_cell(tmp_path
     assert [run for header in headers for run in header] == ["#1", "#2", "#3", "#4"]
     assert len(headers) > 1
     # a line per file instead of the files' table; a path longer than the line is folded, not cut
-    assert f"#3:{later},suitelobstack-tools1.2.0,newestrecording" in "".join(done.stdout.split())
+    assert f"#3:{later},suitelobstack-tools1.3.0,newestrecording" in "".join(done.stdout.split())

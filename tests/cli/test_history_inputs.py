@@ -129,7 +129,7 @@ def test_the_out_of_order_note_lists_every_model_in_markdown_and_html(tmp_path: 
 
 
 def test_a_suite_change_near_the_left_edge_keeps_its_label_in_the_chart(tmp_path: Path) -> None:
-    """The suite changed at #2 of thirty files: its `§ suite 1.2.0` label turns to the right of the
+    """The suite changed at #2 of thirty files: its `§ suite 1.3.0` label turns to the right of the
     line instead of running off the chart's left edge."""
     data = json.loads(EXPECTED.read_bytes())
     data["suite"]["version"] = "1.1.0"
@@ -142,7 +142,7 @@ def test_a_suite_change_near_the_left_edge_keeps_its_label_in_the_chart(tmp_path
     width, _ = _labels(html)
     suite_line = r'<g class="suite-line">.*?<text x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)">([^<]*)</text>'
     found = re.findall(suite_line, html)
-    assert [text for _, _, text in found] == ["§ suite 1.2.0"]
+    assert [text for _, _, text in found] == ["§ suite 1.3.0"]
     x, anchor, text = float(found[0][0]), found[0][1], found[0][2]
     left, right = (x - text_width(text), x) if anchor == "end" else (x, x + text_width(text))
     assert left >= 0 and right <= width

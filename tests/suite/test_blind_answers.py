@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -12,17 +11,14 @@ import pytest
 
 from lobrec.core.suite import CallStep, Suite
 from lobrec.suite_file import load_suite
+from tests.support.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 BLIND = ROOT / "fixtures" / "blind-attack-1.2.0"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("judge_answers", ROOT / "scripts" / "judge_answers.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/judge_answers.py", "judge_answers")
 
 
 @pytest.fixture(scope="module")
@@ -185,8 +181,14 @@ def test_the_blind_attack_found_eight_wrong_answers_passing_on_1_1_0(script: Mod
     assert served == {"wrong-a": 275, "wrong-b": 175}
 
 
-def test_on_1_2_0_every_blind_right_answer_passes_and_every_wrong_one_fails(script: ModuleType) -> None:
-    report = _blind(script, ROOT / "suite" / "suite.json", ("wrong-a", "wrong-b", "wrong-c"))
+@pytest.mark.parametrize(
+    "suite_path", [ROOT / "suite" / "history" / "1.2.0.json", ROOT / "suite" / "suite.json"]
+)
+def test_from_1_2_0_every_blind_right_answer_passes_and_every_wrong_one_fails(
+    script: ModuleType, suite_path: Path
+) -> None:
+    """1.2.0 as released, and 1.3.0 (the current suite): the 1.2.0 attack keeps its outcome."""
+    report = _blind(script, suite_path, ("wrong-a", "wrong-b", "wrong-c"))
     assert report.findings == []
     assert {item.file: item.judged for item in report.counts} == {
         "solver-minimal": 100,

@@ -483,7 +483,8 @@ _texts = st.lists(st.one_of(st.sampled_from(_PIECES), _snippets()), max_size=10)
 
 
 def _suite_patterns() -> set[str]:
-    suite = json.loads((ROOT / "suite" / "suite.json").read_text(encoding="utf-8"))
+    """The patterns of 1.2.0 as released (kept in suite/history/: 1.3.0 writes some as forms)."""
+    suite = json.loads((ROOT / "suite" / "history" / "1.2.0.json").read_text(encoding="utf-8"))
     found: set[str] = set()
 
     def walk(value: Any) -> None:

@@ -8,7 +8,6 @@ value from one step's scripted result into the next step's checks.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -22,17 +21,14 @@ from lobrec.core.suite import CallStep, NoCallStep, Suite
 from lobrec.core.suitecheck import check_suite, reference_reply, summary
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.suite_file import load_suite
+from tests.support.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_PATH = ROOT / "suite" / "suite.json"
 
 
 def _build_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("suite_build", ROOT / "suite" / "build.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("suite/build.py", "suite_build")
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +38,7 @@ def suite() -> Suite:
 
 def test_the_published_suite_passes_the_build_check(suite: Suite) -> None:
     assert check_suite(suite) == []
-    assert summary(suite) == "suite lobstack-tools 1.2.0: 80 cases, 14/16/12/14/12/12, ok"
+    assert summary(suite) == "suite lobstack-tools 1.3.0: 80 cases, 14/16/12/14/12/12, ok"
 
 
 def test_the_published_file_is_what_the_sources_build() -> None:

@@ -228,7 +228,7 @@ def test_a_bump_with_nothing_changed_says_to_keep_the_version(tmp_path: Path) ->
 def test_the_published_suite_is_the_bump_its_changes_from_the_last_kept_version_need() -> None:
     """The release gate: red until suite/src/meta.json carries the version the changes require.
 
-    The base is the newest version kept in suite/history/ (1.1.0 for 1.2.0): each release is one
+    The base is the newest version kept in suite/history/ (1.2.0 for 1.3.0): each release is one
     bump from the one before it, so an older base is two bumps away and refused."""
     history = sorted(
         (ROOT / "suite" / "history").glob("*.json"),

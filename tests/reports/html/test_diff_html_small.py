@@ -31,6 +31,6 @@ def test_one_paired_case_is_counted_in_the_singular(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr.decode()
     html = page.read_text(encoding="utf-8")
     subs = re.findall(r'<p class="sub">([^<]*)</p>', html)
-    assert "A on suite lobstack-tools 1.2.0 · B on suite lobstack-tools 1.2.0 · 1 case scored in both" in subs
+    assert "A on suite lobstack-tools 1.3.0 · B on suite lobstack-tools 1.3.0 · 1 case scored in both" in subs
     assert "0 cases passed in both and 1 failed in both; the others are listed." in subs
     assert not re.search(r"\b1 cases\b", " ".join(subs))
