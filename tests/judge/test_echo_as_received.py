@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 
 from lobrec.core import wire
 from tests.judge.test_judge_edges import MODEL, any_text, completion, refusal, run_live_and_replay
@@ -37,7 +37,6 @@ def _echo(request: bytes) -> tuple[Any, Any]:
     return messages[-2]["tool_calls"][0]["id"], messages[-1]["tool_call_id"]
 
 
-@settings(max_examples=200, deadline=None)
 @given(any_text.filter(bool))
 def test_any_call_id_goes_back_as_received_in_the_turn_and_its_tool_message(call_id: str) -> None:
     body = _reply_with_id(call_id)

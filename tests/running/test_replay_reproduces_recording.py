@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from lobrec.core.results import RunResult
@@ -25,6 +25,7 @@ from lobrec.recording import RecordOptions, plan, record
 from lobrec.replay import rescore
 from lobrec.runner import RetryPolicy, no_sleep
 from lobrec.suite_file import load_suite
+from tests.support.examples import costly
 from tests.support.gateway import FakeGatewayProcess
 
 MODEL = "fixture/oracle"
@@ -63,7 +64,7 @@ def outcomes(run: RunResult) -> dict[tuple[str, int, str], Any]:
     return found
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@costly(10, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rules=fault_rules, shape=recording_settings)
 def test_rescore_gives_what_record_gave(
     fake_gateway_process: FakeGatewayProcess, rules: list[dict[str, Any]], shape: dict[str, Any]

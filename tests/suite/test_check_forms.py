@@ -15,10 +15,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from lobrec.core.checks import compile_pattern
+from tests.support.examples import costly
 from tests.support.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +89,7 @@ def _patterns(instant: dt.datetime) -> tuple[Any, Any]:
     return compile_pattern(clock), compile_pattern(same)
 
 
-@settings(max_examples=60, deadline=None)
+@costly(2)
 @given(instant=instants, zone=zone_names, twelve=st.booleans())
 def test_a_conversion_beside_the_utc_time_passes_when_it_names_the_same_instant(
     instant: dt.datetime, zone: str, twelve: bool
@@ -103,7 +104,7 @@ def test_a_conversion_beside_the_utc_time_passes_when_it_names_the_same_instant(
     assert clock.search(alone) and same.search(alone), alone
 
 
-@settings(max_examples=60, deadline=None)
+@costly(2)
 @given(
     instant=instants,
     zone=zone_names,
@@ -121,7 +122,7 @@ def test_a_time_in_a_zone_naming_another_instant_fails(
     assert not (clock.search(alone) and same.search(alone)), alone
 
 
-@settings(max_examples=40, deadline=None)
+@costly(2)
 @given(instant=instants, zone=st.sampled_from(sorted({*IN_SUMMER, *IN_WINTER})), twelve=st.booleans())
 def test_an_abbreviation_out_of_season_fails_even_at_its_own_offset(
     instant: dt.datetime, zone: str, twelve: bool
@@ -133,7 +134,7 @@ def test_an_abbreviation_out_of_season_fails_even_at_its_own_offset(
     assert not same.search(f"At {_spell(instant.hour * 60 + instant.minute, twelve)} UTC ({local} {zone}).")
 
 
-@settings(max_examples=40, deadline=None)
+@costly(2)
 @given(
     instant=instants,
     zone=st.text(alphabet="ABDFJKLMOQRVXY", min_size=3, max_size=4),
@@ -198,7 +199,7 @@ def _date_spellings(day: dt.date) -> list[str]:
     ]
 
 
-@settings(max_examples=60, deadline=None)
+@costly(2)
 @given(day=st.dates(dt.date(2026, 1, 1), dt.date(2027, 12, 31)), other=st.integers(1, 31))
 def test_other_date_accepts_the_day_and_rejects_another_day_of_its_month(day: dt.date, other: int) -> None:
     check = compile_pattern(forms.other_date(day))
@@ -216,7 +217,7 @@ def test_other_date_accepts_the_day_and_rejects_another_day_of_its_month(day: dt
 TEXT = "def test_session_expires_after_idle_timeout(client, frozen_clock):"
 
 
-@settings(max_examples=80, deadline=None)
+@costly(2)
 @given(start=st.integers(0, len(TEXT)), end=st.integers(0, len(TEXT)))
 def test_piece_of_accepts_exactly_the_pieces_holding_a_word(start: int, end: int) -> None:
     check = compile_pattern(forms.piece_of(TEXT, ["session", "expir"]))
@@ -227,7 +228,7 @@ def test_piece_of_accepts_exactly_the_pieces_holding_a_word(start: int, end: int
     assert not check.search("session-expiry")
 
 
-@settings(max_examples=40, deadline=None)
+@costly(2)
 @given(
     phrase=st.sampled_from(["will be deployed", "not yet live", "rolled back"]),
     pad=st.text("ab ", max_size=8),
