@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test test-fast check lint format demo live-demo measure bench record-fixtures clean
+.PHONY: help install test test-fast check lint format demo live-demo measure bench record-fixtures golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -39,6 +39,11 @@ live-demo: $(STAMP) ## Start the fake gateway, record fixture/sloppy, rescore it
 
 record-fixtures: $(STAMP) ## Re-record the committed fixture cassettes and their expected results
 	$(BIN)/python scripts/record_fixtures.py
+
+golden: $(STAMP) ## Rewrite the whole-output test files (tests/reports/golden/) from today's output
+	LOBREC_REGENERATE_GOLDEN=1 $(BIN)/pytest tests/reports/test_golden.py
+	@git status --short tests/reports/golden
+	@echo "Review the change with: git diff tests/reports/golden"
 
 measure: $(STAMP) ## The redesign's figures: complex blocks per 1,000 lines, modules over 600 lines, types
 	$(BIN)/python scripts/measure.py
