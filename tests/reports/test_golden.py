@@ -141,9 +141,9 @@ def diff(folder: Path) -> dict[str, str]:
 
 def history(folder: Path) -> dict[str, str]:
     """`lobrec history` over two results files named as a leaderboard names them: the fixtures
-    judged by suite 1.1.0 (an older run), then the committed expected results (1.2.0), so both a
+    judged by suite 1.2.0 (an older run), then the committed expected results (1.3.0), so both a
     suite change and re-judged recordings show. It runs in the files' folder, printing their names."""
-    suite = "suite/history/1.1.0.json"
+    suite = "suite/history/1.2.0.json"
     lobrec(
         ["rescore", CASSETTES, "--jobs", "1", "--suite", suite, "--json", str(folder / "2026-11.json")],
         folder,
@@ -183,7 +183,7 @@ def _units() -> dict[str, Unit]:
     commands = {
         "suite-show-80.txt": ["suite", "show"],
         "suite-show-case-80.txt": ["suite", "show", "chain-01"],
-        "suite-check.txt": ["suite", "check", "suite/suite.json", "--against", "suite/history/1.1.0.json"],
+        "suite-check.txt": ["suite", "check", "suite/suite.json", "--against", "suite/history/1.2.0.json"],
     }
     units.update({name: Unit((name,), stdout(name, args)) for name, args in commands.items()})
     return units
