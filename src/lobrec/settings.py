@@ -68,7 +68,7 @@ class FileSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fie
     jsonl: str | None = None
     junit: str | None = None
     summary: str | None = None
-    fail_under: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    fail_under: Annotated[float, msgspec.Meta(ge=0, le=100)] | str | None = None
     max_errored: str | int | None = None
     suite: str | None = None
 
@@ -310,12 +310,18 @@ def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
     """Values of the right type that the option itself would refuse, in the option's words (the
     base URL by the gateway's own rule: an empty one is never replaced by the remote default).
     Retry delays given as a list are already spelt as the option spells them (`_decode`)."""
-    from lobrec.core.gates import parse_allowance
+    from lobrec.core.gates import parse_allowance, parse_score_percent
 
     checks: list[tuple[str, Any, Callable[[Any], object], type[Exception]]] = [
         ("base-url", found.base_url, check_url, ConfigError),
         ("retry-delays", found.retry_delays, parse_delays, ValueError),
         ("max-errored", found.max_errored, lambda value: parse_allowance(str(value)), ValueError),
+        (
+            "fail-under",
+            found.fail_under,
+            lambda value: parse_score_percent(str(value), ""),
+            ValueError,
+        ),
     ]
     problems = [(key, problem) for key, *check in checks if (problem := _refusal(*check)) is not None]
     if found.models is not None and not all(model.strip() for model in found.models):
@@ -337,6 +343,8 @@ def merge(
     `cli` maps option names (`base_url`) to what was given, None or an empty list meaning not
     given; only the base URL has an environment variable.
     """
+    from lobrec.core.gates import parse_score_percent
+
     settings = {}
     for name, default in DEFAULTS.items():
         given = cli.get(name)
@@ -347,6 +355,8 @@ def merge(
             setting = Setting(key=name, value=environ[URL_ENV], source="environment", where=URL_ENV)
         elif from_file is not None:
             value = str(from_file) if name == "max_errored" else from_file
+            if name == "fail_under" and isinstance(from_file, str):  # "80%", as the option takes it
+                value = parse_score_percent(from_file, "fail-under")
             setting = Setting(key=name, value=value, source="file", where=file_path)
         else:
             setting = Setting(key=name, value=default, source="default")

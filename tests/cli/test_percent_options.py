@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import app
+from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT / "fixtures" / "cassettes"
@@ -36,3 +37,25 @@ def test_a_bad_percentage_is_one_line_naming_the_option(value: str) -> None:
 def test_max_errored_takes_a_percent_sign_too() -> None:
     code, stderr = rescore("--max-errored", "5%")
     assert code == 0, stderr
+
+
+@pytest.mark.parametrize("value", ['"80%"', '"80"', "80", "80.0"])
+def test_fail_under_in_the_config_file_takes_a_percent_sign_too(tmp_path: Path, value: str) -> None:
+    """`fail-under = "80%"` in `[tool.lobrec]` means what `--fail-under 80%` means."""
+    (tmp_path / ".git").mkdir()  # the project's root: the search for settings stops here
+    (tmp_path / "pyproject.toml").write_text(f"[tool.lobrec]\nfail-under = {value}\n", encoding="utf-8")
+    result = run_lobrec(["rescore", ORACLE, "--jobs", "1"], cwd=tmp_path, text=True)
+    assert result.returncode == 1, result.stderr
+    assert "lobrec: gate failed: overall score below 80%: " in result.stderr
+
+
+def test_a_bad_fail_under_in_the_config_file_is_one_line_naming_file_and_key(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.lobrec]\nfail-under = "8x0%"\n', encoding="utf-8")
+    result = run_lobrec(["rescore", ORACLE, "--jobs", "1"], cwd=tmp_path, text=True)
+    assert (result.returncode, result.stderr) == (
+        2,
+        f"lobrec: {config}: [tool.lobrec]: fail-under: '8x0%': "
+        "expected a percentage from 0 to 100 (80 or 80%)\n",
+    )

@@ -63,18 +63,15 @@ FailUnder = Annotated[
 
 
 def parse_percent(text: str, flag: str) -> float:
-    """A percentage option's value: `80` and `80%` alike, 0 to 100; else a one-line error naming
-    the option (`--max-errored` is the other percentage, where a bare number counts cases)."""
-    import math
+    """A percentage option's value: `80` and `80%` alike, 0 to 100 (`core.gates.parse_score_percent`);
+    else a one-line error naming the option (`--max-errored` is the other percentage, where a bare
+    number counts cases)."""
+    from lobrec.core.gates import parse_score_percent
 
-    number = text.strip().removesuffix("%").strip()
     try:
-        value = float(number)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or not 0 <= value <= 100 or not number:
-        raise fail(f"{flag} {text!r}: expected a percentage from 0 to 100 (80 or 80%)")
-    return value
+        return parse_score_percent(text, flag)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
 
 MaxErrored = Annotated[

@@ -17,6 +17,7 @@ is what fails.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
@@ -61,6 +62,18 @@ def parse_allowance(text: str) -> Allowance:
     if share > 100:
         raise ValueError(f"--max-errored {text!r}: a percentage is at most 100%")
     return Allowance(percent=share)
+
+
+def parse_score_percent(text: str, flag: str = "--fail-under") -> float:
+    """A score threshold: `80` and `80%` alike, 0 to 100; ValueError naming `flag` else."""
+    number = text.strip().removesuffix("%").strip()
+    try:
+        value = float(number)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= 100 or not number:
+        raise ValueError(f"{flag} {text!r}: expected a percentage from 0 to 100 (80 or 80%)".lstrip())
+    return value
 
 
 class GateFailure(msgspec.Struct, frozen=True, kw_only=True):
