@@ -88,3 +88,5 @@ def test_outside_text_pings_nobody_in_markdown_or_the_summary(
         ]
         assert found == [], (path.name, found)
     assert "does not exist" in summary.read_text()  # the gateway's reason is there, defused
+    assert summary.read_text().startswith("### lobrec failed: ")  # verdict first, even with no model scored
+    assert "- gate failed: @&#8203;octocat\\#&#8203;12: never answered" in summary.read_text()

@@ -244,19 +244,24 @@ def report_run(
     then say why cases errored; those lines are returned. `quiet` (a run stopped by Ctrl-C, or no
     model answered) writes the report files only; `shown` is the run the terminal shows when it
     leaves models out (those that never answered have had their one line), the files hold `run`.
-    The job summary waits for the gates (`job_summary`): it starts with the verdict."""
+    The job summary waits for the gates (`job_summary`): it starts with the verdict; when another
+    report cannot be written, the summary is still written, saying so, before the command exits."""
     terminal = run if shown is None else shown
     targets = {name: target for name, target in outputs.targets.items() if name != "summary"}
     with interruptible_reports():
-        emit_reports(
-            run,
-            suite,
-            targets,
-            partial=partial,
-            by_group=outputs.by_group,
-            origins=outputs.origins,
-            leaderboard=False if quiet or not terminal.models else terminal,
-        )
+        try:
+            emit_reports(
+                run,
+                suite,
+                targets,
+                partial=partial,
+                by_group=outputs.by_group,
+                origins=outputs.origins,
+                leaderboard=False if quiet or not terminal.models else terminal,
+            )
+        except typer.Exit:
+            job_summary(run, suite, outputs)(["a report could not be written (see the command's output)"])
+            raise
     errored = errored_summary(terminal)
     for line in [] if quiet else errored:
         say(line)

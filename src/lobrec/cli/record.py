@@ -164,8 +164,9 @@ def record_command(
         _say_nothing_left(outcome, options, chosen=chosen)
     shown = _without(outcome.run, unanswered)
     errored = report_run(outcome.run, suite, outputs, partial=chosen, quiet=outcome.interrupted, shown=shown)
-    if unanswered and not shown.models:
-        raise typer.Exit(Exit.GATEWAY)  # the one line per model said it all; the files are written
+    if unanswered and not shown.models:  # the one line per model said it all; the files are written
+        job_summary(outcome.run, suite, outputs)([f"{name}: never answered" for name in unanswered])
+        raise typer.Exit(Exit.GATEWAY)
     retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
     if outcome.interrupted:  # the run ends below, before any gate: the summary says why
         job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
