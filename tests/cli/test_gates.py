@@ -17,6 +17,8 @@ from lobrec.cli import Exit
 from tests.support.cli import run_lobrec
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suite" / "suite.json"
 FAST = ["--retry-delays", "0,0,0"]

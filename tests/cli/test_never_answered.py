@@ -99,6 +99,7 @@ def test_an_unreachable_gateway_says_to_start_it_or_fix_the_url(tmp_path: Path) 
     assert "start it or correct --base-url, then run: lobrec record --model acme/tool-llm-7d" in line
 
 
+@pytest.mark.process
 def test_after_ctrl_c_the_resume_line_is_last_after_one_line_per_model(tmp_path: Path) -> None:
     suite = tmp_path / "suite.json"
     suite.write_bytes(encode_suite(build_small_suite()))
@@ -122,6 +123,7 @@ def test_after_ctrl_c_the_resume_line_is_last_after_one_line_per_model(tmp_path:
     assert all(" cases recorded" in line or " case recorded" in line for line in lines[:-1])
 
 
+@pytest.mark.process
 def test_beside_a_model_that_answered_the_other_is_one_line_and_the_run_fails(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

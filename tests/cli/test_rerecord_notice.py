@@ -15,6 +15,8 @@ from lobrec.core.suite import encode_suite
 from lobrec.fakegateway.process import start_fake_gateway_process, stop_fake_gateway_process
 from tests.support.gateway import build_small_suite
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 
 @pytest.fixture(scope="module")
 def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:

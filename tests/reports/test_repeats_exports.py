@@ -23,6 +23,8 @@ from lobrec.fakegateway import FLAKY
 from tests.support.cli import run_lobrec
 from tests.support.gateway import running_gateway
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 ROOT = Path(__file__).resolve().parents[2]
 FAILED_SOMEWHERE = {"near-03", "sel-07", "near-08", "arg-02", "chain-02", "arg-09", "sel-03", "par-04"}
 

@@ -26,6 +26,8 @@ from lobrec.suite_file import load_suite
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.faults import FAST_RETRIES, GatewayProcess
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 RIGHT_KEY = "lsk-right-Hk42-9c0e1d7a5b3f2e6c"
 WRONG_KEY = "lsk-wrong-Pw17-4a8b2c6d0e9f1a3b"
 CASES = 5  # the small e2e suite's

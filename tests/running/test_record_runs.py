@@ -18,6 +18,8 @@ from lobrec.cassette.layout import MANIFEST, model_dir_name
 from tests.support.cli import run_lobrec
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "suite" / "suite.json"
 FLAKY = "fixture/flaky"
