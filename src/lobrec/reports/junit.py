@@ -82,7 +82,9 @@ def failure_text(case: CaseResult) -> tuple[str, str]:
     return message, "\n".join(line for step in failing for line in _step_lines(step))
 
 
-def _failure(element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, verdict: str) -> None:
+def _failure(
+    element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, verdict: CaseVerdict
+) -> None:
     """The `<failure>` of a case that failed in some run: the first failing run's reasons, and its
     steps; with repeats (`said` holds every run's verdict) every failing run's, each named."""
     texts = [(number, *failure_text(case)) for number, case in failing]
