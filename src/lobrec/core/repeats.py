@@ -67,7 +67,11 @@ human format and the JUnit file say this."""
 
 ScoredVerdict = Literal["pass", "fail", "flaky"]
 
-UNSCORED_ORDER: tuple[Literal["errored", "stale", "unrecorded"], ...] = ("errored", "stale", "unrecorded")
+_UNJUDGED_WORST_FIRST: tuple[Literal["errored", "stale", "unrecorded"], ...] = (
+    "errored",
+    "stale",
+    "unrecorded",
+)
 """The worst first, among runs that were not judged: a request that failed is a problem to fix;
 a stale or unrecorded run only waits to be recorded."""
 
@@ -86,7 +90,7 @@ def case_verdict(outcomes: Sequence[RunOutcome]) -> CaseVerdict:
     passes, failures = outcomes.count("passed"), outcomes.count("failed")
     if failures:
         return scored_verdict(passes, passes + failures)
-    worst = next((outcome for outcome in UNSCORED_ORDER if outcome in outcomes), None)
+    worst = next((outcome for outcome in _UNJUDGED_WORST_FIRST if outcome in outcomes), None)
     if worst is not None:
         return worst
     return "pass" if passes else "missing"
@@ -323,7 +327,6 @@ def run_cases(model: ModelResult) -> list[list[CaseResult]]:
 
 
 __all__ = [
-    "UNSCORED_ORDER",
     "CaseVerdict",
     "ScoredVerdict",
     "case_runs",
