@@ -14,7 +14,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.failures import FAILURE_KINDS, kind_label
 from lobrec.core.results import ModelResult, decode_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +48,7 @@ def markdown_kinds(text: str) -> list[tuple[str, int, int, str, str]]:
 def expected_rows(a: dict[str, int], b: dict[str, int]) -> list[tuple[str, int, int, str, str]]:
     """The rows the table must hold, worked out from the two results entries' `failures`."""
     kinds = [kind for kind in FAILURE_KINDS if kind in a or kind in b]
-    rows = [(kind, a.get(kind, 0), b.get(kind, 0)) for kind in kinds]
+    rows = [(kind_label(kind), a.get(kind, 0), b.get(kind, 0)) for kind in kinds]
     rows.append(("failed steps", sum(a.values()), sum(b.values())))
     out = []
     for kind, x, y in rows:
@@ -77,7 +77,7 @@ def test_oracle_against_sloppy_shows_every_kind_sloppy_has(tmp_path: Path) -> No
     rows = markdown_kinds(text)
     assert rows == expected_rows(oracle.failures, sloppy.failures)
     assert rows[-1] == ("failed steps", 0, 40, "+40", "more")
-    assert ("arguments_not_json", 0, 9, "+9", "more") in rows
+    assert ("args not JSON", 0, 9, "+9", "more") in rows
     terminal_rows(stdout, rows)
     assert "Failure kinds count the failed steps of every scored case on each side, paired or not." in stdout
 
@@ -89,8 +89,8 @@ def test_eager_against_sloppy_moves_kinds_both_ways(tmp_path: Path) -> None:
     assert rows == expected_rows(eager.failures, sloppy.failures)
     words = {row[4] for row in rows}
     assert {"fewer", "more"} <= words  # wrong_tool falls, made_up_tool rises
-    assert ("wrong_tool", eager.failures["wrong_tool"], sloppy.failures["wrong_tool"]) == rows[
-        [row[0] for row in rows].index("wrong_tool")
+    assert ("wrong tool", eager.failures["wrong_tool"], sloppy.failures["wrong_tool"]) == rows[
+        [row[0] for row in rows].index("wrong tool")
     ][:3]
     terminal_rows(stdout, rows)
 
@@ -131,7 +131,7 @@ def test_a_results_file_from_before_kinds_counts_its_failed_steps_as_unclassifie
         ("unclassified", total, 0, f"{-total:+d}", "fewer"),
         ("failed steps", total, total, "0", ""),
     ]
-    assert [row[:3] for row in rows[:-2]] == [(kind, 0, n) for kind, n in sloppy.failures.items()]
+    assert [row[:3] for row in rows[:-2]] == [(kind_label(kind), 0, n) for kind, n in sloppy.failures.items()]
 
 
 def test_two_sides_without_failed_steps_say_so(tmp_path: Path) -> None:

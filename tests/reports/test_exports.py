@@ -313,10 +313,9 @@ def test_junit_on_the_sample_run() -> None:
     assert list(cases["sel-readme"]) == []
     failure = cases["chain-status-diff"].find("failure")
     assert failure is not None
-    assert failure.get("message") == 'argument_check (path): path: expected "src/app.py", got "."'
+    assert failure.get("message") == 'arg check (path): path: expected "src/app.py", got "."'
     assert failure.text == (
-        'step 2, argument_check (path): path: expected "src/app.py", got "."\n'
-        '  called git_diff: {"path": "."}'
+        'step 2, arg check (path): path: expected "src/app.py", got "."\n  called git_diff: {"path": "."}'
     )
     error = cases["par-three-files"].find("error")
     assert error is not None and error.get("message") == "HTTP 503 Service Unavailable after 3 retries"

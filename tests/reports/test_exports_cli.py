@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
+from lobrec.core.failures import kind_label
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import RunResult, decode_results
 from lobrec.core.runs import runs_of
@@ -240,7 +241,7 @@ def test_rescore_junit_failure_message_names_the_kind(rescored: tuple[Path, RunR
                 continue
             first = min((step for step in case.steps if not step.passed), key=lambda step: step.index)
             assert first.failure_kind is not None
-            assert messages[case.id].startswith(first.failure_kind), (model.model, case.id)
+            assert messages[case.id].startswith(kind_label(first.failure_kind)), (model.model, case.id)
             if first.failure_kind == "argument_check":
                 assert f"({first.failure_argument}: {first.failure_check})" in messages[case.id]
             checked += 1
@@ -248,9 +249,9 @@ def test_rescore_junit_failure_message_names_the_kind(rescored: tuple[Path, RunR
     auto = next(suite for suite in root.findall("testsuite") if suite.get("name") == "auto")
     arg11 = next(case for case in auto.findall("testcase") if case.get("name") == "arg-11")
     assert arg11.find("failure").get("message") == (  # type: ignore[union-attr]
-        "argument_check (duration_minutes: eq): create_event: duration_minutes: not equal"
+        "arg check (duration_minutes: eq): create_event: duration_minutes: not equal"
     )
-    assert "step 1, argument_check (duration_minutes: eq): " in (arg11.find("failure").text or "")  # type: ignore[union-attr]
+    assert "step 1, arg check (duration_minutes: eq): " in (arg11.find("failure").text or "")  # type: ignore[union-attr]
 
 
 def test_rescore_summary_counts_each_models_kinds(rescored: tuple[Path, RunResult, Suite]) -> None:

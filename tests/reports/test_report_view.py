@@ -11,11 +11,10 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
 from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
 from lobrec.reports import terminal
-from lobrec.reports.insight import KIND_LABELS
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.view import ReportView, report_view
 from tests.support.sample_results import sample_run

@@ -649,14 +649,14 @@ Cost/100 cases   $0.13       —         —
 Exact McNemar test: no significant difference at 5% (p=1).
 Discordant: b = 3 (A passed, B failed), c = 3 (A failed, B passed).
 Paired: 9 cases scored in both (3 passed in both, 0 failed in both); 3 left out.
-Failure kind           A  B  B − A
-─────────────────────────────────────────
-call_not_needed        0  1     +1  more
-made_up_tool           0  1     +1  more
-missing_parallel_call  0  1     +1  more
-wrong_tool             1  0     -1  fewer
-argument_check         2  0     -2  fewer
-failed steps           3  3      0
+Failure kind    A  B  B − A
+──────────────────────────────────
+needless call   0  1     +1  more
+made-up tool    0  1     +1  more
+parallel short  0  1     +1  more
+wrong tool      1  0     -1  fewer
+arg check       2  0     -2  fewer
+failed steps    3  3      0
 Failure kinds count the failed steps of every scored case on each side, paired or not.
 Pass → fail (3): sel-readme, nocall-ask, par-two-cities
 Fail → pass (3): arg-line-range, near-slack, chain-status-diff
@@ -694,8 +694,8 @@ Paired: 12 cases scored in both (4 passed in both, 0 failed in both); 0 left out
 
 | Failure kind | A | B | B − A |  |
 | :--- | ---: | ---: | ---: | :--- |
-| call\\_not\\_needed | 2 | 0 | -2 | fewer |
-| wrong\\_tool | 6 | 0 | -6 | fewer |
+| needless call | 2 | 0 | -2 | fewer |
+| wrong tool | 6 | 0 | -6 | fewer |
 | failed steps | 8 | 0 | -8 | fewer |
 
 Failure kinds count the failed steps of every scored case on each side, paired or not.

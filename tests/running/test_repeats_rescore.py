@@ -272,9 +272,10 @@ def test_the_html_matrix_shows_k_of_k_and_each_runs_verdict(oracle_three_runs: P
 
 
 def test_the_html_matrix_says_which_runs_were_not_scored(tmp_path: Path) -> None:
-    """Through `lobrec rescore --html`: sel-03's run 1 unrecorded reads `✓ 2/2 of 3` with
-    `1 unrecorded` on the cell (never `✓ 2/3`); sel-04's run 1 errored and runs 2 and 3 broken reads
-    `✗ 0/2 of 3` with `1 errored` (never `✗ 0/3`); the hover keeps its words and names the run."""
+    """Through `lobrec rescore --html`: sel-03's run 1 unrecorded reads `∅ 2/2 of 3` (its verdict
+    is the worst of its runs, as in JUnit) with `1 unrecorded` on the cell (never `✓ 2/3`); sel-04's
+    run 1 errored and runs 2 and 3 broken reads `✗ 0/2 of 3` with `1 errored` (never `✗ 0/3`); the
+    hover keeps its words and names the run."""
     from typer.testing import CliRunner
 
     from lobrec.cli import app
@@ -294,7 +295,7 @@ def test_the_html_matrix_says_which_runs_were_not_scored(tmp_path: Path) -> None
     page = out.read_text()
     assert (
         '<summary title="sel-03 · fixture/oracle · passed 2/3 runs (2 scored) · run 1 unrecorded">'
-        '✓ 2/2 of 3<span class="unscored">1 unrecorded</span></summary>'
+        '∅ 2/2 of 3<span class="unscored">1 unrecorded</span></summary>'
     ) in page
     assert (
         '<summary title="sel-04 · fixture/oracle · passed 0/3 runs (2 scored) · run 1 errored">'

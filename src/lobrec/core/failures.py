@@ -168,6 +168,33 @@ UNCLASSIFIED = "unclassified"
 before failure kinds existed."""
 
 
+KIND_LABELS: dict[str, str] = {
+    "reply_withheld": "withheld",
+    "call_not_needed": "needless call",
+    "malformed_tool_calls": "malformed",
+    "no_call": "no call",
+    "made_up_tool": "made-up tool",
+    "premature_chain_call": "chain early",
+    "missing_parallel_call": "parallel short",
+    "extra_call": "extra call",
+    "wrong_tool": "wrong tool",
+    "arguments_not_json": "args not JSON",
+    "arguments_not_object": "args not object",
+    "argument_check": "arg check",
+    "duplicate_call": "duplicate",
+    "other": "other",
+    UNCLASSIFIED: "unclassified",
+}
+"""Each kind's one human label, for every format a person reads (terminal, Markdown, HTML, the CI
+summary, `lobrec diff`, JUnit messages); the data formats (JSON, CSV, JSONL) keep the id, a
+contract. The kinds themselves are in docs/metrics.md."""
+
+
+def kind_label(kind: str) -> str:
+    """A failure kind as a person reads it (an id no table knows, from a newer file, as it is)."""
+    return KIND_LABELS.get(kind, kind)
+
+
 def failed_step_kinds(cases: Iterable[CaseResult]) -> dict[str, int]:
     """Every failed step of the scored cases by kind, in precedence order, `unclassified` last.
 
@@ -191,6 +218,7 @@ def failure_counts(cases: Iterable[CaseResult]) -> dict[str, int]:
 
 __all__ = [
     "FAILURE_KINDS",
+    "KIND_LABELS",
     "UNCLASSIFIED",
     "StepFailure",
     "annotate_case",
@@ -199,4 +227,5 @@ __all__ = [
     "count_failures",
     "failed_step_kinds",
     "failure_counts",
+    "kind_label",
 ]

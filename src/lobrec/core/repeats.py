@@ -23,6 +23,7 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Literal
 
 from lobrec.core.failures import count_failures
 from lobrec.core.metrics import (
@@ -50,10 +51,54 @@ from lobrec.core.suite import GROUPS, Suite
 
 
 def run_outcome(case: CaseResult) -> RunOutcome:
-    """`passed` or `failed` for a scored case, else its status."""
+    """`passed` or `failed` for a scored case, else its status (the results file's spelling)."""
     if case.status != "scored":
         return case.status
     return "passed" if case.passed else "failed"
+
+
+# --- one case's verdict over its runs --------------------------------------------------------------
+
+CaseVerdict = Literal["pass", "fail", "flaky", "errored", "stale", "unrecorded", "missing"]
+"""What every report says of a case, over its K >= 1 runs or in one run: `pass`, `fail`, `flaky`
+(passed in a scored run, failed in another), else why no run was judged, `missing` when there is
+no run of it at all. The results file keeps each run's `RunOutcome` (`passed`, `failed`, ...); every
+human format and the JUnit file say this."""
+
+ScoredVerdict = Literal["pass", "fail", "flaky"]
+
+_UNJUDGED_WORST_FIRST: tuple[Literal["errored", "stale", "unrecorded"], ...] = (
+    "errored",
+    "stale",
+    "unrecorded",
+)
+"""The worst first, among runs that were not judged: a request that failed is a problem to fix;
+a stale or unrecorded run only waits to be recorded."""
+
+
+def scored_verdict(passes: int, scored: int) -> ScoredVerdict:
+    """Of `scored` > 0 judged runs, `passes` passed: all (pass), none (fail), or some (flaky)."""
+    if passes == scored:
+        return "pass"
+    return "fail" if passes == 0 else "flaky"
+
+
+def case_verdict(outcomes: Sequence[RunOutcome]) -> CaseVerdict:
+    """The worst of a case's runs: flaky or fail when a judged run failed (flaky when another
+    passed), else errored, stale or unrecorded when a run was not judged, else pass; `missing`
+    without any run. Run order never matters."""
+    passes, failures = outcomes.count("passed"), outcomes.count("failed")
+    if failures:
+        return scored_verdict(passes, passes + failures)
+    worst = next((outcome for outcome in _UNJUDGED_WORST_FIRST if outcome in outcomes), None)
+    if worst is not None:
+        return worst
+    return "pass" if passes else "missing"
+
+
+def run_verdict(case: CaseResult | None) -> CaseVerdict:
+    """One run's verdict on a case (`missing` where the run does not hold it)."""
+    return "missing" if case is None else case_verdict([run_outcome(case)])
 
 
 # --- spread ----------------------------------------------------------------------------------------
@@ -158,7 +203,7 @@ def pass_at_k(cases: Sequence[CaseRuns], runs: int) -> Rate:
 
 def flaky(cases: Sequence[CaseRuns]) -> list[str]:
     """Cases that passed in a scored run and failed in another (runs not scored say nothing)."""
-    return [case.id for case in cases if 0 < case.passes < case.scored]
+    return [case.id for case in cases if case_verdict(case.outcomes) == "flaky"]
 
 
 # --- one model ---------------------------------------------------------------------------------------
@@ -282,7 +327,10 @@ def run_cases(model: ModelResult) -> list[list[CaseResult]]:
 
 
 __all__ = [
+    "CaseVerdict",
+    "ScoredVerdict",
     "case_runs",
+    "case_verdict",
     "combine_runs",
     "exact_share",
     "flaky",
@@ -292,5 +340,7 @@ __all__ = [
     "pass_hat_k",
     "run_cases",
     "run_outcome",
+    "run_verdict",
+    "scored_verdict",
     "spread",
 ]

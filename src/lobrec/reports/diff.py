@@ -19,6 +19,8 @@ from rich.table import Table
 from rich.text import Text
 
 from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
+from lobrec.core.failures import kind_label
+from lobrec.core.repeats import scored_verdict
 from lobrec.core.tiers import two_way
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change, printable
@@ -185,11 +187,11 @@ def _suite_warning(cmp: Comparison) -> str:
 
 
 def kind_rows(cmp: Comparison) -> list[list[str]]:
-    """Per failure kind: the kind, A's failed steps, B's, the change and `fewer`/`more` for B; then
+    """Per failure kind: its label, A's failed steps, B's, the change and `fewer`/`more` for B; then
     the total. Empty when neither side has a failed step."""
     if not cmp.kinds:
         return []
-    counts = [(item.kind, item.a, item.b) for item in cmp.kinds]
+    counts = [(kind_label(item.kind), item.a, item.b) for item in cmp.kinds]
     counts.append(("failed steps", sum(item.a for item in cmp.kinds), sum(item.b for item in cmp.kinds)))
     rows = []
     for kind, a, b in counts:
@@ -320,8 +322,7 @@ class CaseRow(NamedTuple):
 
 
 def _rate_side(passes: int, runs: int) -> tuple[str, str]:
-    kind = "pass" if passes == runs else "fail" if passes == 0 else "flaky"
-    return f"{passes}/{runs}", kind
+    return f"{passes}/{runs}", scored_verdict(passes, runs)
 
 
 def _rate_rows(cmp: Comparison, ids: list[str]) -> list[CaseRow]:

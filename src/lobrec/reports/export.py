@@ -22,6 +22,7 @@ import math
 import re
 from typing import Any
 
+from lobrec.core.failures import kind_label
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import ApiCall, CaseResult, ModelResult, RunResult, StepVerdict
 from lobrec.core.runs import runs_of
@@ -72,12 +73,14 @@ def step_reasons(step: StepVerdict) -> list[str]:
 
 
 def step_kind(step: StepVerdict) -> str | None:
-    """A failed step's kind as the reports name it: `wrong_tool`, or `argument_check (date: regex)`
-    naming the argument and the check; None for a passing step or one from a file before kinds."""
+    """A failed step's kind as a person reads it (its label, not the id the rows keep): `wrong
+    tool`, or `arg check (date: regex)` naming the argument and the check; None for a passing step
+    or one from a file before kinds."""
     if step.failure_kind is None:
         return None
+    label = kind_label(step.failure_kind)
     named = [part for part in (step.failure_argument, step.failure_check) if part]
-    return f"{step.failure_kind} ({': '.join(named)})" if named else step.failure_kind
+    return f"{label} ({': '.join(named)})" if named else label
 
 
 def judged_call(case: CaseResult, step: StepVerdict) -> ApiCall | None:

@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+from lobrec.core.failures import kind_label
 from lobrec.core.results import ApiCall, Mismatch, ModelResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, NoCallStep
 from lobrec.reports._format import DASH, cost, latency, printable
@@ -30,7 +31,6 @@ from lobrec.reports.html_cells import (
     message_text,
     pretty_arguments,
 )
-from lobrec.reports.insight import KIND_LABELS
 
 
 def _text(value: str) -> str:
@@ -88,7 +88,7 @@ def _observed(verdict: StepVerdict) -> dict[str, Any]:
             [_text(m.path), _text(expected_text(m)), _text(json_text(m.got)), _text(m.reason)]
             for m in verdict.mismatches
         ],
-        "kind": None if verdict.failure_kind is None else KIND_LABELS.get(verdict.failure_kind),
+        "kind": None if verdict.failure_kind is None else kind_label(verdict.failure_kind),
     }
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from lobrec.core.repeats import run_cases
+from lobrec.core.repeats import CaseVerdict, run_cases, run_verdict
 from lobrec.core.results import CallRecord, CaseResult, ModelResult, StepVerdict
 from lobrec.core.suite import (
     Absent,
@@ -28,9 +28,8 @@ from lobrec.core.suite import (
     Regex,
     Subset,
 )
-from lobrec.reports.view import cell_status
 
-STATUS: dict[str, tuple[str, str]] = {
+STATUS: dict[CaseVerdict, tuple[str, str]] = {
     "pass": ("✓", "pass"),
     "fail": ("✗", "fail"),
     "errored": ("!", "errored"),
@@ -39,8 +38,8 @@ STATUS: dict[str, tuple[str, str]] = {
     "missing": ("·", "not in run"),
     "flaky": ("◐", "flaky"),
 }
-"""Each cell status's symbol and word."""
-LEGEND = {
+"""Each verdict's symbol and word (`lobrec.core.repeats.CaseVerdict`)."""
+LEGEND: dict[CaseVerdict, str] = {
     "pass": "every step passed",
     "fail": "a step failed",
     "errored": "the request failed or the API answered an error; left out of every rate",
@@ -238,5 +237,5 @@ def panel(
     if model.repeats is None:
         return Panel(case_id, model.model, status, case, [run_view(1, case, result, status)], False)
     found = [next((r for r in cases if r.id == case_id), None) for cases in run_cases(model)]
-    runs = [run_view(number, case, each, cell_status(each)) for number, each in enumerate(found, start=1)]
+    runs = [run_view(number, case, each, run_verdict(each)) for number, each in enumerate(found, start=1)]
     return Panel(case_id, model.model, status, case, runs, True)

@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lobrec.core.repeats import CaseVerdict, case_verdict
 from lobrec.core.results import RoutedCase, RunOutcome
 from lobrec.reports.view import ReportView, RoutingTable
 
-_OUTCOME_STATUS: dict[str, str] = {"passed": "pass", "failed": "fail"}
 
-
-def outcome_status(outcome: RunOutcome | None) -> str:
-    """A run outcome as a cell status (`passed` is `pass`); None, a model not recorded, `unrecorded`."""
-    if outcome is None:
-        return "unrecorded"
-    return _OUTCOME_STATUS.get(outcome, outcome)
+def outcome_status(outcome: RunOutcome | None) -> CaseVerdict:
+    """A run outcome as the matrix says it (`case_verdict`); None, a model not recorded, `unrecorded`."""
+    return case_verdict([outcome or "unrecorded"])
 
 
 @dataclass(frozen=True)
@@ -25,11 +22,11 @@ class RoutedRow:
     """One case through Nex: its choices with each one's own verdict, Nex's, the best candidate's."""
 
     case_id: str
-    nex: str
-    chosen: list[tuple[str, str]]
-    """(model, its own status on the case)."""
+    nex: CaseVerdict
+    chosen: list[tuple[str, CaseVerdict]]
+    """(model, its own verdict on the case)."""
     best: str | None
-    best_status: str
+    best_status: CaseVerdict
 
 
 def _routed_row(case: RoutedCase) -> RoutedRow:

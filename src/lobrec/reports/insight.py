@@ -7,28 +7,10 @@ them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `rout
 
 from __future__ import annotations
 
-from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.failures import FAILURE_KINDS, kind_label
 from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, Column, cost, latency, percent, points, printable, ranked
-
-KIND_LABELS: dict[str, str] = {
-    "reply_withheld": "withheld",
-    "call_not_needed": "needless call",
-    "malformed_tool_calls": "malformed",
-    "no_call": "no call",
-    "made_up_tool": "made-up tool",
-    "premature_chain_call": "chain early",
-    "missing_parallel_call": "parallel short",
-    "extra_call": "extra call",
-    "wrong_tool": "wrong tool",
-    "arguments_not_json": "args not JSON",
-    "arguments_not_object": "args not object",
-    "argument_check": "arg check",
-    "duplicate_call": "duplicate",
-    "other": "other",
-}
-"""Short column headings for the failure kinds (the kinds themselves are in docs/metrics.md)."""
 
 TIER = Column(
     "tier",
@@ -65,7 +47,7 @@ def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
     """(header, rows): per model with failed steps, the count of each kind any model has."""
     models = [model for model in ranked(run) if model.failures]
     kinds = [kind for kind in FAILURE_KINDS if any(kind in model.failures for model in models)]
-    header = ["Model", *(KIND_LABELS[kind] for kind in kinds), "Failed steps"]
+    header = ["Model", *map(kind_label, kinds), "Failed steps"]
     rows = [
         [
             printable(model.model),
@@ -80,7 +62,7 @@ def failure_rows(run: RunResult) -> tuple[list[str], list[list[str]]]:
 def kinds_text(model: ModelResult) -> str:
     """`40 failed steps: needless call 10, args not JSON 9, ...`: most frequent first."""
     kinds = sorted(model.failures.items(), key=lambda item: -item[1])  # stable: precedence on ties
-    listed = ", ".join(f"{KIND_LABELS.get(kind, kind)} {count}" for kind, count in kinds)
+    listed = ", ".join(f"{kind_label(kind)} {count}" for kind, count in kinds)
     return f"{counted(sum(model.failures.values()), 'failed step')}: {listed}"
 
 

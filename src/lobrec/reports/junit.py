@@ -1,17 +1,19 @@
 """JUnit XML: a run as test results, so a CI system lists each failing case where it lists tests.
 
 One `<testsuite>` per model (in the results file's order) and one `<testcase>` per case, with
-`classname="<model>.<group>"` and `name="<case id>"`. A failing case has a `<failure>` whose
-`message` holds each failing step's failure kind and the judge's reasons; an errored case has an
-`<error>`; a stale or unrecorded case is `<skipped>`: it was not run, so it neither passes nor
-fails. Each `<testsuite>` (and the root `<testsuites>`) carries the counts: `tests`, `failures`,
-`errors`, `skipped` and `time`.
+`classname="<model>.<group>"` and `name="<case id>"`, its child given by the case's verdict over
+its runs (`case_verdict`, the one every report says). A failing case has a `<failure type="fail">`
+whose `message` holds each failing step's failure kind (its label) and the judge's reasons; an
+errored case has an `<error>`; a stale or unrecorded case is `<skipped>`: it was not run, so it
+neither passes nor fails. Each `<testsuite>` (and the root `<testsuites>`) carries the counts:
+`tests`, `failures`, `errors`, `skipped` and `time`.
 
 A model recorded K times (`--repeat K`) still has one testcase per case, judged over every run: a
 case that failed in any run is a failure whose message gives each run's verdict (`flaky (passed 1
-of 3 scored runs): run 1 passed, run 2 failed, ...`, type `flaky` when another run passed), its
-text each failing run's steps; else one errored in any run is an error; else one not judged in
-some run is skipped; its time is every run's.
+of 3 scored runs): run 1 passed, run 2 failed, ...`, type `flaky` when another run passed: a case
+the model fails one time in three fails the build, and says it is flaky), its text each failing
+run's steps; else one errored in any run is an error; else one not judged in some run is skipped;
+its time is every run's.
 
 The XML is built with `xml.etree.ElementTree`, which escapes `&`, `<`, `>`, quotes and (in
 attributes) line breaks, so `]]>` or `<script>` from a model is text. Characters XML 1.0 cannot
@@ -27,8 +29,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from lobrec.core.repeats import run_outcome
-from lobrec.core.results import CaseResult, CaseRuns, RunOutcome, RunResult, StepVerdict
+from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
+from lobrec.core.results import CaseResult, CaseRuns, RunResult, StepVerdict
 from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.reports.export import case_group, step_kind, step_reasons
@@ -80,7 +82,9 @@ def failure_text(case: CaseResult) -> tuple[str, str]:
     return message, "\n".join(line for step in failing for line in _step_lines(step))
 
 
-def _failure(element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, flaky: bool) -> None:
+def _failure(
+    element: ET.Element, failing: list[tuple[int, CaseResult]], said: str, verdict: CaseVerdict
+) -> None:
     """The `<failure>` of a case that failed in some run: the first failing run's reasons, and its
     steps; with repeats (`said` holds every run's verdict) every failing run's, each named."""
     texts = [(number, *failure_text(case)) for number, case in failing]
@@ -91,8 +95,7 @@ def _failure(element: ET.Element, failing: list[tuple[int, CaseResult]], said: s
             f"run {number}: {reasons}\n" + "\n".join(f"  {line}" for line in text.split("\n"))
             for number, reasons, text in texts
         )
-    kind = "flaky" if flaky else "failed"
-    child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": kind})
+    child = ET.SubElement(element, "failure", {"message": xml_safe(message), "type": verdict})
     child.text = xml_safe(body)
 
 
@@ -104,34 +107,26 @@ def _error(element: ET.Element, errored: list[tuple[int, CaseResult]], said: str
     child.text = xml_safe("\n".join(reasons))
 
 
-def _worst(outcomes: list[RunOutcome]) -> RunOutcome:
-    """What a case's testcase says over its runs: failed, else errored, else stale, else unrecorded,
-    else passed."""
-    return next(
-        (outcome for outcome in ("failed", "errored", "stale", "unrecorded") if outcome in outcomes), "passed"
-    )
-
-
 def _verdict(
     element: ET.Element, entry: CaseRuns, numbered: list[tuple[int, CaseResult]], said: str
-) -> RunOutcome:
-    """Add the child the case's worst outcome calls for (`_worst`; none when it passed)."""
-    worst = _worst(entry.outcomes)
-    if worst == "failed":
+) -> CaseVerdict:
+    """Add the child the case's verdict over its runs calls for (`case_verdict`; none for a pass)."""
+    verdict = case_verdict(entry.outcomes)
+    if verdict in ("fail", "flaky"):
         failing = [(number, case) for number, case in numbered if run_outcome(case) == "failed"]
-        _failure(element, failing, said, flaky="passed" in entry.outcomes)
-    elif worst == "errored":
+        _failure(element, failing, said, verdict)
+    elif verdict == "errored":
         _error(element, [(number, case) for number, case in numbered if case.status == "errored"], said)
-    elif worst != "passed":
+    elif verdict != "pass":
         reason = numbered[0][1].reason
-        message = said or (f"{worst}: {reason}" if reason else worst)
+        message = said or (f"{verdict}: {reason}" if reason else verdict)
         ET.SubElement(element, "skipped", {"message": xml_safe(message)})
-    return worst
+    return verdict
 
 
 def _testcase(
     model: str, suite: Suite, entry: CaseRuns, runs: list[CaseResult | None]
-) -> tuple[ET.Element, RunOutcome, float]:
+) -> tuple[ET.Element, CaseVerdict, float]:
     """One testcase for a case, from every run of the model; its time is every run's. With repeats
     each message starts with every run's verdict (`run_verdicts`, flaky ones saying so) and each
     reason names its run."""
@@ -149,34 +144,35 @@ def _testcase(
     return element, _verdict(element, entry, numbered, said), ms
 
 
-def _counts(element: ET.Element, outcomes: Sequence[str], ms: float) -> None:
-    element.set("tests", str(len(outcomes)))
-    element.set("failures", str(outcomes.count("failed")))
-    element.set("errors", str(outcomes.count("errored")))
-    element.set("skipped", str(outcomes.count("stale") + outcomes.count("unrecorded")))
+def _counts(element: ET.Element, verdicts: Sequence[CaseVerdict], ms: float) -> None:
+    """A flaky case counts as a failure: JUnit has no other count for it (its `type` says flaky)."""
+    element.set("tests", str(len(verdicts)))
+    element.set("failures", str(sum(verdict in ("fail", "flaky") for verdict in verdicts)))
+    element.set("errors", str(verdicts.count("errored")))
+    element.set("skipped", str(sum(verdict in ("stale", "unrecorded", "missing") for verdict in verdicts)))
     element.set("time", _seconds(ms))
 
 
 def to_junit(run: RunResult, suite: Suite) -> str:
     """The whole file: declaration, `<testsuites>`, one `<testsuite>` per model; ends in a newline."""
     root = ET.Element("testsuites", {"name": xml_safe(f"lobrec {run.suite.name} {run.suite.version}")})
-    every: list[str] = []
+    every: list[CaseVerdict] = []
     times: list[float] = []
     for model in run.models:
         testsuite = ET.SubElement(root, "testsuite", {"name": xml_safe(model.model)})
         properties = ET.SubElement(testsuite, "properties")
         for name, value in (("suite", run.suite.name), ("suite_version", run.suite.version)):
             ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
-        outcomes = []
+        verdicts = []
         spent = []
         for entry, runs in runs_of(model).by_case():
-            element, outcome, ms = _testcase(model.model, suite, entry, runs)
+            element, verdict, ms = _testcase(model.model, suite, entry, runs)
             testsuite.append(element)
-            outcomes.append(outcome)
+            verdicts.append(verdict)
             spent.append(ms)
         model_ms = math.fsum(spent)
-        _counts(testsuite, outcomes, model_ms)
-        every.extend(outcomes)
+        _counts(testsuite, verdicts, model_ms)
+        every.extend(verdicts)
         times.append(model_ms)
     _counts(root, every, math.fsum(times))
     ET.indent(root)

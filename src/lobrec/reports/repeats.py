@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
+from lobrec.core.repeats import case_verdict
 from lobrec.core.repeats import run_cases as run_cases
-from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
+from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunOutcome, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, fixed, percent, points, rate_counts
@@ -107,12 +108,12 @@ def runs_by_case(model: ModelResult) -> list[tuple[str, list[CaseResult | None]]
     return [(entry.id, results) for entry, results in runs_of(model).by_case()]
 
 
-def run_verdicts(outcomes: Sequence[str]) -> str:
+def run_verdicts(outcomes: Sequence[RunOutcome]) -> str:
     """`run 1 passed, run 2 failed, run 3 failed`, with `flaky (passed 1 of 3 scored runs): ` in
-    front when the scored runs disagree."""
+    front when the case is flaky (`case_verdict`)."""
     text = ", ".join(f"run {number} {outcome}" for number, outcome in enumerate(outcomes, start=1))
-    passes, scored = outcomes.count("passed"), outcomes.count("passed") + outcomes.count("failed")
-    if 0 < passes < scored:
+    if case_verdict(outcomes) == "flaky":
+        passes, scored = outcomes.count("passed"), outcomes.count("passed") + outcomes.count("failed")
         return f"flaky (passed {passes} of {scored} scored runs): {text}"
     return text
 

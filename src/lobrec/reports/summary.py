@@ -17,7 +17,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from lobrec.core.repeats import run_outcome
+from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
 from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
@@ -26,6 +26,7 @@ from lobrec.reports.export import case_group, step_reasons
 from lobrec.reports.insight import kinds_text
 from lobrec.reports.markdown import interval, md, no_pings, spelled, table
 from lobrec.reports.repeats import any_repeats, run_verdicts
+from lobrec.reports.view import verdict_labels
 
 
 def _overall(model: ModelResult) -> list[str]:
@@ -62,37 +63,41 @@ def _why(case: CaseResult) -> str:
     return "no step was judged"
 
 
+_LISTED: tuple[CaseVerdict, ...] = ("fail", "flaky", "errored")
+"""The verdicts a case is listed for, in this order for a model recorded once."""
+
+
 def _item(suite: Suite, entry: CaseRuns, results: list[CaseResult | None], repeated: bool) -> str | None:
-    """A case that failed or errored (in any run) as a list item: why, from the first such run
-    (after every run's verdict, with repeats); None for any other case."""
-    worst = "failed" if "failed" in entry.outcomes else "errored" if "errored" in entry.outcomes else None
-    if worst is None:
+    """A case whose verdict is fail, flaky or errored as a list item: why, from the first run that
+    failed (errored, for an errored case), after every run's verdict with repeats; None otherwise."""
+    verdict = case_verdict(entry.outcomes)
+    if verdict not in _LISTED:
         return None
+    worst = "errored" if verdict == "errored" else "failed"
     first = next(case for case in results if case is not None and run_outcome(case) == worst)
     why = md(_why(first))
-    if repeated:
+    if repeated:  # a flaky case's run verdicts start with `flaky (passed 1 of 3 scored runs)`
         why = f"{md(run_verdicts(entry.outcomes))}; {why}"
-    label = "errored: " if worst == "errored" else ""
+    label = "errored: " if verdict == "errored" else ""
     return f"- {label}{md(entry.id)} ({md(group_label(case_group(suite, first)))}): {why}"
 
 
 def _details(model: ModelResult, suite: Suite) -> str | None:
-    """The model's cases that failed or errored (in any run) in a `<details>` block: failing cases
-    first for a model recorded once, every case in order with repeats."""
+    """The model's cases whose verdict is fail, flaky or errored in a `<details>` block: by verdict
+    for a model recorded once, every case in order with repeats."""
     runs = runs_of(model)
     found = [
-        (entry, item)
+        (case_verdict(entry.outcomes), item)
         for entry, results in runs.by_case()
         if (item := _item(suite, entry, results, runs.repeated))
     ]
     if not found:
         return None
-    failing = sum("failed" in entry.outcomes for entry, _ in found)
-    tally = {"failing": failing, "errored": len(found) - failing}
+    labels = verdict_labels(runs.repeated)
+    tally = {verdict: sum(said == verdict for said, _ in found) for verdict in _LISTED}
     if not runs.repeated:
-        found.sort(key=lambda pair: "failed" not in pair[0].outcomes)
-    scope = " in some run" if runs.repeated else ""
-    heading = ", ".join(f"{n} {label}{scope}" for label, n in tally.items() if n)
+        found.sort(key=lambda pair: _LISTED.index(pair[0]))
+    heading = ", ".join(f"{n} {labels[verdict]}" for verdict, n in tally.items() if n)
     summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
     items = "\n".join(item for _, item in found)
     return f"<details><summary>{summary}</summary>\n\n{items}\n\n</details>"

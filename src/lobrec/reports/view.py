@@ -17,8 +17,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.failures import FAILURE_KINDS, kind_label
 from lobrec.core.metrics import COST_DECIMALS
+from lobrec.core.repeats import CaseVerdict, case_verdict, run_verdict
 from lobrec.core.results import (
     CaseResult,
     CaseRuns,
@@ -45,7 +46,6 @@ from lobrec.reports._format import (
     ranked,
 )
 from lobrec.reports.insight import (
-    KIND_LABELS,
     ROUTING_HEADER,
     TIER,
     failure_rows,
@@ -140,11 +140,11 @@ class RoutingTable:
 class MatrixCell:
     """A model's verdict on one case, as the case matrix shows it.
 
-    `status` is pass, fail, errored, stale, unrecorded, missing or (over repeated runs) flaky;
-    `run_statuses` is each run's own status, run 1 first (one entry for a model recorded once)."""
+    `status` is the case's verdict over the runs (`case_verdict`, the worst of them), the one every
+    format says; `run_statuses` is each run's own, run 1 first (one entry for a model recorded once)."""
 
-    status: str
-    run_statuses: tuple[str, ...]
+    status: CaseVerdict
+    run_statuses: tuple[CaseVerdict, ...]
     tally: str | None = None
     """A repeated model's `k/K` (or `0 of K scored`); None for a model recorded once (its cell
     shows the verdict's word)."""
@@ -343,7 +343,7 @@ def report_view(run: RunResult) -> ReportView:
 
 def _kinds(run: RunResult) -> tuple[tuple[str, str], ...]:
     present = {kind for model in run.models for kind in model.failures}
-    return tuple((kind, KIND_LABELS.get(kind, kind)) for kind in FAILURE_KINDS if kind in present)
+    return tuple((kind, kind_label(kind)) for kind in FAILURE_KINDS if kind in present)
 
 
 def _case_kinds(models: list[ModelRuns]) -> dict[str, str]:
@@ -459,18 +459,20 @@ def _priced_calls(runs: ModelRuns) -> list[float]:
 
 
 def _failing(runs: ModelRuns) -> tuple[CaseList, ...]:
-    """The cases failed in every run they were scored in, and those errored in any run (the flaky
-    ones are listed with the repeated runs); worded for one run or several."""
-    failing, errored = _FAILING_OVER_RUNS if runs.repeated else _FAILING_ONCE
-    lists = [
-        (failing, [case.id for case in runs.cases if case.scored and not case.passes]),
-        (errored, [case.id for case in runs.cases if "errored" in case.outcomes]),
-    ]
+    """The cases whose verdict over the runs is fail, then errored (`case_verdict`: the flaky ones
+    are listed with the repeated runs); worded for one run or several."""
+    labels = verdict_labels(runs.repeated)
+    verdicts = [(case.id, case_verdict(case.outcomes)) for case in runs.cases]
+    listed: tuple[CaseVerdict, ...] = ("fail", "errored")
+    lists = [(labels[verdict], [case for case, said in verdicts if said == verdict]) for verdict in listed]
     return tuple(CaseList(label, tuple(ids)) for label, ids in lists if ids)
 
 
-_FAILING_ONCE = ("failing", "errored")
-_FAILING_OVER_RUNS = ("failing in every run", "errored in some run")
+def verdict_labels(repeated: bool) -> dict[CaseVerdict, str]:
+    """How the lists of cases name a verdict, for one run or several (`failing in every run`)."""
+    if not repeated:
+        return {"fail": "failing", "errored": "errored"}
+    return {"fail": "failing in every run", "flaky": "flaky", "errored": "errored in some run"}
 
 
 def _groups(models: list[ModelResult]) -> tuple[GroupRow, ...]:
@@ -528,26 +530,6 @@ def _plot_point(model: ModelResult) -> PlotPoint:
 # --- the case matrix -----------------------------------------------------------------------------
 
 
-def cell_status(result: CaseResult | None) -> str:
-    """One run's verdict on a case: pass, fail, errored, stale, unrecorded, or missing."""
-    if result is None:
-        return "missing"
-    if result.status == "scored":
-        return "pass" if result.passed else "fail"
-    return result.status
-
-
-def runs_status(outcomes: Sequence[str]) -> str:
-    """A repeated model's verdict: pass or fail when every scored run agrees, flaky when they do
-    not, else (no run scored) the first run's status."""
-    scored = [outcome for outcome in outcomes if outcome in ("passed", "failed")]
-    if not scored:
-        return outcomes[0] if outcomes else "missing"
-    if all(outcome == "passed" for outcome in scored):
-        return "pass"
-    return "fail" if all(outcome == "failed" for outcome in scored) else "flaky"
-
-
 def _matrix(runs: ModelRuns) -> dict[str, MatrixCell]:
     return {entry.id: _matrix_cell(runs, entry, results) for entry, results in runs.by_case()}
 
@@ -555,8 +537,8 @@ def _matrix(runs: ModelRuns) -> dict[str, MatrixCell]:
 def _matrix_cell(runs: ModelRuns, entry: CaseRuns, results: list[CaseResult | None]) -> MatrixCell:
     k = runs.k
     return MatrixCell(
-        status=runs_status(entry.outcomes),
-        run_statuses=tuple(map(cell_status, results)),
+        status=case_verdict(entry.outcomes),
+        run_statuses=tuple(map(run_verdict, results)),
         tally=(runs_tally(entry, k) if entry.scored else f"0 of {k} scored") if runs.repeated else None,
         passes=entry.passes,
         scored=entry.scored,

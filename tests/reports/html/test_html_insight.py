@@ -11,11 +11,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core.failures import FAILURE_KINDS
+from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
 from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
 from lobrec.reports.html import render_html
-from lobrec.reports.insight import KIND_LABELS, resolution_sentence
+from lobrec.reports.insight import resolution_sentence
 from lobrec.suite_file import load_suite
 from tests.reports.html.test_html_report import case_rows, cells_data, section
 
