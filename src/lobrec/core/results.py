@@ -327,7 +327,7 @@ class Routing(Record, kw_only=True, frozen=True):
     runs: list[RoutingRun]
 
 
-class ModelResult(Record, kw_only=True, frozen=True):
+class ModelResult(Record, kw_only=True, frozen=True, weakref=True):
     model: str
     suite: SuiteRef
     recorded: list[Recording] = []
