@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.core.compare import SIGNIFICANCE, compare
@@ -85,7 +85,6 @@ _run = st.lists(_outcome, min_size=len(SUITE.cases), max_size=len(SUITE.cases))
 _models = st.lists(st.lists(_run, min_size=1, max_size=3), min_size=1, max_size=7)
 
 
-@settings(max_examples=150, deadline=None)
 @given(_models, st.data())
 def test_tiers_from_bitsets_equal_tiers_from_every_full_comparison(
     runs: list[list[list[str]]], data: st.DataObject
@@ -98,7 +97,6 @@ def test_tiers_from_bitsets_equal_tiers_from_every_full_comparison(
     assert tiers(models) == _reference_tiers(models)
 
 
-@settings(max_examples=150, deadline=None)
 @given(_models)
 def test_a_pairs_discordant_counts_are_compares(runs: list[list[list[str]]]) -> None:
     models = [_model(f"m{index}", model_runs) for index, model_runs in enumerate(runs)]
