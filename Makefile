@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help install test test-fast check lint format demo live-demo measure bench record-fixtures golden clean
+.PHONY: help install test test-fast check lint format demo live-demo measure bench bench-quick record-fixtures golden clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -49,8 +49,12 @@ measure: $(STAMP) ## The redesign's figures: complex blocks per 1,000 lines, mod
 	$(BIN)/python scripts/measure.py
 	$(BIN)/mypy
 
-bench: $(STAMP) ## Benchmarks (live run, rescore, start-up): a table, and bench/results.md; ~3 min
+bench: $(STAMP) ## Benchmarks (live, rescore to 1,000 models, tiers, scale, start-up, HTML): bench/results.md; ~8 min
 	$(BIN)/python -m bench.run
+
+bench-quick: $(STAMP) ## Every benchmark once on tiny inputs (the smoke run CI can use): fails if one breaks
+	$(BIN)/python -m bench.run --quick
+
 
 # Tests run in parallel (pytest-xdist, work stealing); docs/testing.md has the measurements behind -n.
 PYTEST_WORKERS ?= 2

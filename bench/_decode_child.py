@@ -21,8 +21,8 @@ def main() -> None:
     manifest = msgspec.json.Decoder(Manifest)
     start = time.perf_counter()
     files = 0
-    for directory in sorted(root.iterdir()):
-        for path in sorted(directory.iterdir()):
+    for path in sorted(root.rglob("*.json")):  # run folders (`runs/<n>/`) too, as rescore reads them
+        if path.is_file():
             decoder = manifest if path.name == "manifest.json" else cassette
             decoder.decode(path.read_bytes())
             files += 1

@@ -259,14 +259,15 @@ class SuiteChoice:
     cases: int
 
 
-def pick_suite(workdir: Path) -> SuiteChoice:
-    """`suite/suite.json` when it decodes with 80 cases; else the e2e tests' 5-case suite, saying why."""
+def pick_suite(workdir: Path, *, small: bool = False) -> SuiteChoice:
+    """`suite/suite.json` when it decodes with 80 cases; else (or when `small`, for `--quick`) the e2e
+    tests' 5-case suite, saying why."""
     from lobrec.core.suite import Suite, encode_suite
     from lobrec.errors import LobrecError
     from lobrec.suite_file import load_suite
 
     reason = "suite/suite.json does not exist yet"
-    if REAL_SUITE.is_file():
+    if REAL_SUITE.is_file() and not small:
         try:
             suite: Suite = load_suite(REAL_SUITE)
         except LobrecError as exc:
@@ -281,6 +282,8 @@ def pick_suite(workdir: Path) -> SuiteChoice:
     suite = build_small_suite()
     path = workdir / "small-suite.json"
     path.write_bytes(encode_suite(suite))
+    if small:
+        return _choice(path, suite, "the 5-case suite of tests/support/gateway.py (--quick)")
     return _choice(path, suite, f"FALLBACK: the 5-case suite of tests/support/gateway.py, because {reason}")
 
 

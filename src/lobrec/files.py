@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from lobrec.errors import LobrecError
@@ -93,6 +92,8 @@ def write_atomic(path: Path, data: bytes, mode: int | None = None) -> None:
     temporary file nor no file at all (`write` and `fsync` name none), so the one line a command
     prints says which file could not be written; the temporary file is removed.
     """
+    import tempfile  # here: reading a file (`lobrec --version` reads the suite) never writes one
+
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = None
     try:

@@ -13,18 +13,19 @@ look at a suite without running it (`suite check` lists every problem, `suite sh
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
-
-from lobrec.core.suite import Suite, decode_suite
 from lobrec.errors import ConfigError, SuiteError
-from lobrec.files import read_capped
 
 if TYPE_CHECKING:
     from lobrec.core.results import RunResult
+    from lobrec.core.suite import Suite
+
+# The suite, msgspec and the file reader are imported in the functions that use them: `lobrec
+# --version` imports this module to name the bundled suite, and must start as fast as `import typer`.
 
 _PACKAGE = Path(__file__).resolve().parent
 BUNDLED_DIR = _PACKAGE / "_suite"
@@ -60,14 +61,76 @@ def read_suite(path: str | Path | None = None) -> Suite:
     Only a regular file is read (through a symlink the user named, but never a FIFO or device, which
     could hang the command), and never one over `MAX_SUITE_BYTES`.
     """
+    from lobrec.core.suite import decode_suite
+
+    suite_path, data = _read(path)
+    return decode_suite(data, str(suite_path))
+
+
+def _read(path: str | Path | None) -> tuple[Path, bytes]:
+    """The suite file's path and bytes (default: the bundled one), read as `read_suite` says."""
+    from lobrec.files import read_capped
+
     suite_path = Path(path) if path is not None else default_suite_path()
     try:
-        data = read_capped(suite_path, MAX_SUITE_BYTES, "suite file", SuiteError, follow=True)
+        return suite_path, read_capped(suite_path, MAX_SUITE_BYTES, "suite file", SuiteError, follow=True)
     except SuiteError as exc:
         if path is None and not suite_path.exists():
             raise SuiteError(f"{exc}; lobrec is installed without its suite, pass --suite FILE") from None
         raise
-    return decode_suite(data, str(suite_path))
+
+
+_JSON = json.JSONDecoder()
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\n\r":
+        index += 1
+    return index
+
+
+def _leading_strings(text: str, keys: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The string values of `keys` when they are the first members of the top-level object (as in
+    every suite lobrec writes, and the bundled one), read without decoding the rest; else None."""
+    found: dict[str, str] = {}
+    index = _skip_space(text, 0)
+    if not text.startswith("{", index):
+        return None
+    index += 1
+    try:
+        while len(found) < len(keys):
+            key, index = _JSON.raw_decode(text, _skip_space(text, index))
+            index = _skip_space(text, index)
+            if key not in keys or key in found or not text.startswith(":", index):
+                return None
+            value, index = _JSON.raw_decode(text, _skip_space(text, index + 1))
+            if not isinstance(value, str):
+                return None
+            found[key] = value
+            index = _skip_space(text, index)
+            if not text.startswith(",", index):
+                return None
+            index += 1
+    except ValueError:
+        return None
+    return tuple(found[key] for key in keys)
+
+
+def suite_label(path: str | Path | None = None) -> tuple[str, str]:
+    """A suite file's name and version (default: the bundled one), for `lobrec --version`.
+
+    Read from the head of the file when the two lead it, so naming the suite costs a read and not a
+    decode and check of 80 cases; otherwise (or when they are not strings) the file is decoded
+    whole, and a file that cannot be is refused with `read_suite`'s message. Either way the file
+    itself is not checked: that is `lobrec suite check`'s work, and every run's.
+    """
+    _, data = _read(path)
+    found = _leading_strings(data.decode("utf-8", "replace"), ("name", "version"))
+    if found is None:
+        suite = read_suite(path)
+        return suite.name, suite.version
+    name, version = found
+    return name, version
 
 
 def load_suite(path: str | Path | None = None) -> Suite:
@@ -96,10 +159,14 @@ def only_groups(suite: Suite, groups: Sequence[str]) -> Suite:
         raise ConfigError(
             f"no such group in suite {suite.version}: {', '.join(unknown)} (groups: {', '.join(known)})"
         )
+    import msgspec
+
     return msgspec.structs.replace(suite, cases=[case for case in suite.cases if case.group in groups])
 
 
 def with_suite_source(run: RunResult, path: str | Path | None) -> RunResult:
     """The results with the judging suite's origin ("bundled", or the path as given): only the
     caller knows how the suite was named; every report prints it from there."""
+    import msgspec
+
     return msgspec.structs.replace(run, suite=msgspec.structs.replace(run.suite, source=suite_source(path)))

@@ -42,15 +42,15 @@ def _version(value: bool) -> None:
     """lobrec's version and the bundled suite's: a score is comparable only on the same suite."""
     if value:
         from lobrec.errors import LobrecError
-        from lobrec.suite_file import default_suite_path, read_suite
+        from lobrec.suite_file import default_suite_path, suite_label
 
         try:
-            suite = read_suite()
+            name, version = suite_label()
         except LobrecError as exc:
             echo(f"lobrec {__version__}")
             raise fail(str(exc)) from None
         where = default_suite_path()
-        echo(f"lobrec {__version__}, suite {suite.name} {suite.version} (bundled: {where})")
+        echo(f"lobrec {__version__}, suite {name} {version} (bundled: {where})")
         raise typer.Exit(Exit.OK)
 
 

@@ -93,7 +93,15 @@ def one_stdout(targets: Mapping[str, str | None], origins: Mapping[str, str] | N
         raise fail(f"{' and '.join(to_stdout)} all write to stdout (-); give all but one of them a file name")
 
 
-def append_report(target: str, text: str) -> None:
+def _utf8(text: str | bytes) -> bytes:
+    """A report's bytes. A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is
+    written spelled out (`\\ud800`), as the Markdown report shows it, instead of failing the whole
+    report. Bytes (the results file, already UTF-8) are kept as they are: no second copy of a
+    190 MB file."""
+    return text if isinstance(text, bytes) else text.encode("utf-8", "backslashreplace")
+
+
+def append_report(target: str, text: str | bytes) -> None:
     """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
     (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote (`lobrec.files.append_output`)."""
     from lobrec.errors import LobrecError
@@ -104,21 +112,23 @@ def append_report(target: str, text: str) -> None:
         return
     if _real_folder(Path(target)):
         raise fail(_folder_problem("--summary", target))
-    try:  # a lone surrogate is spelled out, as `write_report` spells it
-        append_output(Path(target), text.encode("utf-8", "backslashreplace"), LobrecError)
+    try:
+        append_output(Path(target), _utf8(text), LobrecError)
     except LobrecError as exc:
         raise fail(str(exc)) from None
 
 
 def write_report(
-    target: str, text: str, option: str | None = None, example: str | None = None, origin: str | None = None
+    target: str,
+    text: str | bytes,
+    option: str | None = None,
+    example: str | None = None,
+    origin: str | None = None,
 ) -> None:
     """Write a report to a file, or to stdout for `-`; never through a symlink, never to a FIFO or
     device (`lobrec.files.check_output`). `option` and `example` name the option and the file name
     to suggest when `target` is a folder, `origin` the configuration file that set it."""
-    # A lone surrogate (valid JSON can spell one) has no UTF-8 form: it is written spelled out
-    # (`\\ud800`), as the Markdown report shows it, instead of failing the whole report.
-    data = text.encode("utf-8", "backslashreplace")
+    data = _utf8(text)
     if target == "-":
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -139,7 +149,7 @@ def write_report(
         raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
 
 
-def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str]]:
+def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str | bytes]]:
     """Each report by its option's name (`json` for `--json`), built only when asked for."""
     from lobrec.core.results import encode_results
 
@@ -174,7 +184,7 @@ def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str]]:
         return to_summary(run, suite)
 
     return {
-        "json": lambda: encode_results(run).decode("utf-8"),
+        "json": lambda: encode_results(run),
         "markdown": markdown,
         "html": html,
         "csv": csv,

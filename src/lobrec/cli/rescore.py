@@ -188,9 +188,12 @@ def incomplete_summary(outcome: RescoreOutcome, cassettes: Path, suite_path: Pat
     """
     from lobrec.core.runs import runs_of
 
+    folders: dict[str, list[ReplayModel]] = {}
+    for replay in outcome.models:  # grouped once: a lookup per model would be quadratic in models
+        folders.setdefault(replay.model, []).append(replay)
     lines = []
     for result in outcome.run.models:
-        replays = [m for m in outcome.models if m.model == result.model]
+        replays = folders.get(result.model, [])
         runs = runs_of(result)
         if runs.repeated:
             lines.extend(_repeated_summary(runs, replays, cassettes, suite_path))

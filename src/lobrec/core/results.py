@@ -331,7 +331,7 @@ class Routing(Record, kw_only=True, frozen=True):
     runs: list[RoutingRun]
 
 
-class ModelResult(Record, kw_only=True, frozen=True):
+class ModelResult(Record, kw_only=True, frozen=True, weakref=True):
     model: str
     suite: SuiteRef
     recorded: list[Recording] = []
@@ -436,16 +436,38 @@ level, so a file nested 100,000 deep is refused by a scan of its text before it 
 def encode_results(run: RunResult) -> bytes:
     """The results file: indented JSON, stable key order, trailing newline; no `suite_changes` key
     unless there are some, and no `repeats` key on a model recorded once, so a plain run's file is
-    what it was before those sections existed."""
-    data = msgspec.to_builtins(run, builtin_types=(Decimal,))  # a huge integer a model sent stays a number
+    what it was before those sections existed.
+
+    Built a model at a time (each model's entry formatted alone and indented to its place), so the
+    plain-Python copy of the run that the key rules need is one model's, never the whole run's: a
+    thousand models' file is 190 MB, and a whole copy of it as dicts and lists was five times that.
+    """
+    data = msgspec.to_builtins(msgspec.structs.replace(run, models=[]), builtin_types=(Decimal,))
     for key in ("suite_changes", "resolution"):
         if data.get(key) is None:
             data.pop(key, None)
-    for model in data["models"]:
-        for key in ("repeats", "routing"):
-            if model.get(key) is None:
-                model.pop(key, None)
-    return msgspec.json.format(_encoder.encode(data), indent=2) + b"\n"
+    head = msgspec.json.format(_encoder.encode(data), indent=2)
+    marker = b'\n  "models": []'  # a top-level key: only those are indented by exactly two spaces
+    at = head.index(marker) + len(marker) - 1
+    if not run.models:
+        return head + b"\n"
+    chunks = [head[: at - 1], b"[\n"]
+    for index, model in enumerate(run.models):
+        entry = _model_entry(model)
+        chunks.append(b"    " + entry.replace(b"\n", b"\n    "))  # JSON text holds no raw newline
+        chunks.append(b",\n" if index < len(run.models) - 1 else b"\n  ]")
+    chunks.append(head[at + 1 :])
+    chunks.append(b"\n")
+    return b"".join(chunks)
+
+
+def _model_entry(model: ModelResult) -> bytes:
+    """One model's entry of the results file, formatted as if alone (`encode_results`)."""
+    data = msgspec.to_builtins(model, builtin_types=(Decimal,))  # a huge integer a model sent stays a number
+    for key in ("repeats", "routing"):
+        if data.get(key) is None:
+            data.pop(key, None)
+    return msgspec.json.format(_encoder.encode(data), indent=2)
 
 
 def decode_results(data: bytes) -> RunResult:

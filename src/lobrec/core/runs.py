@@ -10,6 +10,7 @@ there was more than one, for the few places whose wording differs.
 
 from __future__ import annotations
 
+from lobrec.core.memo import per_object
 from lobrec.core.repeats import case_runs, flaky, metric_spreads, pass_at_k, pass_hat_k
 from lobrec.core.results import CaseResult, CaseRuns, Counts, Metrics, ModelResult, Rate, Record, Spread
 
@@ -68,8 +69,11 @@ class ModelRuns(Record, kw_only=True, frozen=True):
         return {case.id: (case.passes, case.scored) for case in self.cases if case.scored}
 
 
+@per_object
 def runs_of(model: ModelResult) -> ModelRuns:
-    """The model's runs as one view: from `repeats` when it has them, else from its top-level fields."""
+    """The model's runs as one view: from `repeats` when it has them, else from its top-level fields.
+
+    Built once per model object (`per_object`): the tiers, the routing view and every report ask."""
     repeats = model.repeats
     if repeats is not None and repeats.per_run:  # a file with no runs listed is read as run 1 alone
         return ModelRuns(

@@ -14,6 +14,7 @@ import msgspec
 
 from lobrec.core.jsonschema import MAX_DEPTH as SCHEMA_MAX_DEPTH
 from lobrec.core.jsonvalue import duplicate_key, too_deep
+from lobrec.core.memo import per_object
 from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
@@ -238,7 +239,7 @@ class Case(Strict, frozen=True, kw_only=True):
     steps: list[Step]
 
 
-class Suite(Strict, frozen=True, kw_only=True):
+class Suite(Strict, frozen=True, kw_only=True, weakref=True):
     name: str
     version: str
     system_prompt: str
@@ -258,15 +259,21 @@ class Suite(Strict, frozen=True, kw_only=True):
         return None
 
     def case(self, case_id: str) -> Case | None:
-        for case in self.cases:
-            if case.id == case_id:
-                return case
-        return None
+        """The first case with this id (an index built once per suite: judging asks per result)."""
+        return _case_index(self).get(case_id)
 
     def offered_tools(self, case: Case) -> list[Tool]:
         """The Tool objects a case sends, in order; unknown names are skipped (the check reports them)."""
         by_name = {tool.function.name: tool for tool in self.tools}
         return [by_name[name] for name in case.tools if name in by_name]
+
+
+@per_object
+def _case_index(suite: Suite) -> dict[str, Case]:
+    index: dict[str, Case] = {}
+    for case in suite.cases:
+        index.setdefault(case.id, case)
+    return index
 
 
 _suite_decoder = msgspec.json.Decoder(Suite)

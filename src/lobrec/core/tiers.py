@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 
 import msgspec
 
-from lobrec.core.compare import SIGNIFICANCE, Comparison, compare
+from lobrec.core.compare import SIGNIFICANCE, Comparison, mcnemar_exact
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import ModelResult, Record, Resolution, RunResult
 from lobrec.core.runs import runs_of
@@ -41,20 +42,29 @@ _DECIMALS = 1
 # --- tiers -----------------------------------------------------------------------------------------
 
 
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values, in the input's order.
+def holm_by_value(counts: Mapping[float, int]) -> dict[float, float]:
+    """Holm's step-down adjusted p-value of each raw p-value, from how many pairs have it.
 
     Sorted ascending, the k-th smallest (from 0) is multiplied by (m - k), capped at 1, and made
-    non-decreasing; equal raw p-values get equal adjusted ones.
+    non-decreasing. Pairs with equal raw p-values get equal adjusted ones (the first of them has the
+    largest multiplier and the running maximum keeps it), so the adjustment is a function of the
+    value and m pairs need only their distinct values sorted.
     """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: (p_values[i], i))
-    adjusted = [0.0] * m
+    m = sum(counts.values())
+    adjusted: dict[float, float] = {}
     running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[index]))
-        adjusted[index] = running
+    rank = 0
+    for p in sorted(counts):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[p] = running
+        rank += counts[p]
     return adjusted
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input's order (`holm_by_value`)."""
+    adjusted = holm_by_value(Counter(p_values))
+    return [adjusted[p] for p in p_values]
 
 
 class PairTest(Record, kw_only=True, frozen=True):
@@ -76,27 +86,107 @@ def ranked(models: Sequence[ModelResult]) -> list[ModelResult]:
     return sorted(scored, key=lambda model: (-(_score(model) or 0.0), model.model))
 
 
+class Outcomes(msgspec.Struct, frozen=True):
+    """One model's pairable cases as bitsets (bit i: the i-th case id of the run), by pass rate.
+
+    A pair reads its two models' bitsets only: B is higher than A on the cases A has at rate r that
+    B has above r. The rates are ranked over the whole run, so a rank means the same in every model.
+    """
+
+    levels: tuple[tuple[int, int], ...]
+    """(rank of a pass rate, the cases at that rate), for every rate the model has but the run's top."""
+    above: tuple[int, ...]
+    """Per rank r, the cases whose pass rate is above rank r's."""
+
+
+def outcome_vectors(models: Sequence[ModelResult]) -> list[Outcomes]:
+    """Each model's outcomes, built once (O(models x cases)), in the models' order.
+
+    The cases a pair can test are `compare`'s: in run 1 of the model and scored in one of its runs;
+    two models pair on the cases both can test, and a case's pass rate is its passes over the runs
+    it was scored in (0 or 1 with one run).
+    """
+    rates: list[dict[str, tuple[int, int]]] = []
+    for model in models:
+        per_case = runs_of(model).pass_rates()
+        rates.append({case.id: per_case[case.id] for case in model.cases if case.id in per_case})
+    distinct = {rate for found in rates for rate in found.values()}
+    values = sorted({Fraction(*rate) for rate in distinct})
+    rank_of_value = {value: rank for rank, value in enumerate(values)}
+    rank = {rate: rank_of_value[Fraction(*rate)] for rate in distinct}
+    index: dict[str, int] = {}
+    vectors = []
+    for found in rates:
+        at = [0] * len(values)
+        for case_id, rate in found.items():
+            at[rank[rate]] |= 1 << index.setdefault(case_id, len(index))
+        above = [0] * len(values)
+        running = 0
+        for level in reversed(range(len(values))):
+            above[level] = running
+            running |= at[level]
+        levels = tuple((level, cases) for level, cases in enumerate(at) if cases and level < len(values) - 1)
+        vectors.append(Outcomes(levels=levels, above=tuple(above)))
+    return vectors
+
+
+def discordant(a: Outcomes, b: Outcomes) -> tuple[int, int]:
+    """The paired cases whose pass rate is lower in B, and those where it is higher (`compare`'s b, c)."""
+    above_a, above_b = a.above, b.above
+    higher = sum((cases & above_b[level]).bit_count() for level, cases in a.levels)
+    lower = sum((cases & above_a[level]).bit_count() for level, cases in b.levels)
+    return lower, higher
+
+
+_p_value = lru_cache(maxsize=1 << 16)(mcnemar_exact)
+"""The pair's p-value from its discordant counts (`sign_test(higher, lower)`, which is
+`mcnemar_exact(lower, higher)`): a suite of n cases has at most (n + 1)^2 of them."""
+
+
+def _pair_p(a: Outcomes, b: Outcomes) -> float:
+    return _p_value(*discordant(a, b))
+
+
 def pair_tests(models: Sequence[ModelResult]) -> list[PairTest]:
     """Every pair of the ranked models tested, in rank order, with Holm's adjustment over all pairs."""
     order = ranked(models)
-    pairs = [(a, b, compare(a, b).p_value) for a, b in combinations(order, 2)]
-    adjusted = holm([p for _, _, p in pairs])
-    return [
-        PairTest(a=a.model, b=b.model, p_value=p, adjusted=q)
-        for (a, b, p), q in zip(pairs, adjusted, strict=True)
+    vectors = outcome_vectors(order)
+    pairs = [
+        (order[i].model, order[j].model, _pair_p(vectors[i], vectors[j]))
+        for i, j in combinations(range(len(order)), 2)
     ]
+    adjusted = holm([p for _, _, p in pairs])
+    return [PairTest(a=a, b=b, p_value=p, adjusted=q) for (a, b, p), q in zip(pairs, adjusted, strict=True)]
+
+
+def _p_value_counts(vectors: Sequence[Outcomes]) -> Counter[float]:
+    """How many of all the pairs have each raw p-value (what Holm's step needs of them)."""
+    counts: Counter[tuple[int, int]] = Counter()
+    for i, a in enumerate(vectors):
+        for b in vectors[i + 1 :]:
+            counts[discordant(a, b)] += 1
+    found: Counter[float] = Counter()
+    for key, count in counts.items():
+        found[_p_value(*key)] += count
+    return found
 
 
 def tiers(models: Sequence[ModelResult]) -> dict[str, int]:
-    """Each scored model's tier (1 is best); models without an overall score have none."""
-    tests = {(test.a, test.b): test.adjusted for test in pair_tests(models)}
+    """Each scored model's tier (1 is best); models without an overall score have none.
+
+    Every pair is tested (Holm's step needs every raw p-value), but as counts over two bitsets, not
+    whole comparisons; the leader rule then reads the adjustment of each leader-model pair.
+    """
+    order = ranked(models)
+    vectors = outcome_vectors(order)
+    adjusted = holm_by_value(_p_value_counts(vectors))
     found: dict[str, int] = {}
-    leader: str | None = None
+    leader: Outcomes | None = None
     tier = 0
-    for model in ranked(models):
-        if leader is None or tests[leader, model.model] < SIGNIFICANCE:
+    for model, vector in zip(order, vectors, strict=True):
+        if leader is None or adjusted[_pair_p(leader, vector)] < SIGNIFICANCE:
             tier += 1
-            leader = model.model
+            leader = vector
         found[model.model] = tier
     return found
 
@@ -267,11 +357,15 @@ def pair_resolution(comparison: Comparison, a: ModelResult, b: ModelResult) -> R
 __all__ = [
     "EXACT_UP_TO",
     "POWER",
+    "Outcomes",
     "PairTest",
     "approximate_power",
+    "discordant",
     "flips",
     "holm",
+    "holm_by_value",
     "min_difference",
+    "outcome_vectors",
     "pair_resolution",
     "pair_tests",
     "power",
