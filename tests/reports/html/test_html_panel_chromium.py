@@ -42,7 +42,15 @@ _MEASURE = """<script>
     var line = parseFloat(getComputedStyle(caption).lineHeight) || 20;
     var table = document.querySelector("table.leader").getBoundingClientRect();
     var tier = document.querySelector("p.tier-key");
-    var out = {caption: box(caption), line: line, captionText: caption.textContent,
+    var hint = document.querySelector("p.scroll-hint");
+    var shown = document.querySelector("#plot .scroll").getBoundingClientRect();
+    var seen = Array.prototype.filter.call(document.querySelectorAll("#plot g.point circle"), function (c) {
+      var r = c.getBoundingClientRect();
+      return r.left >= shown.left && r.right <= shown.right;
+    }).length;
+    var out = {hint: getComputedStyle(hint).display, pointsSeen: seen,
+      points: document.querySelectorAll("#plot g.point circle").length,
+      caption: box(caption), line: line, captionText: caption.textContent,
       pathText: path.textContent, pathTops: lines, cells: cells, tableBottom: table.bottom,
       tier: tier ? box(tier) : null, tierText: tier ? tier.textContent : null};
     parent.document.body.setAttribute("data-measure", JSON.stringify(out));
@@ -86,3 +94,19 @@ def test_the_cost_axis_is_fitted_to_the_costs(report: str) -> None:
     ticks = re.findall(r">\$(0\.\d+)<", report.partition('<section id="plot"')[2].partition("</section>")[0])
     values = sorted({float(tick) for tick in ticks})
     assert values and values[0] >= 0.05 and values[-1] <= 0.09, values  # the costs run $0.057-$0.081
+
+
+@pytest.mark.parametrize("width", [390, 1400])
+def test_the_cost_plot_shows_points_on_first_view_and_says_when_to_scroll(
+    chromium: str, report: str, tmp_path: Path, width: int
+) -> None:
+    """At 390 px the plot (never narrower than its labels can be read) scrolls sideways: points are
+    in view before any scrolling, and a line says to scroll; at 1400 px every point is in view."""
+    found = measure(chromium, tmp_path, report, width)
+    assert found["points"] >= 5
+    if width == 390:
+        assert found["hint"] == "block"
+        assert found["pointsSeen"] >= 1, "the first view of the plot is not empty"
+    else:
+        assert found["hint"] == "none"
+        assert found["pointsSeen"] == found["points"]
