@@ -21,7 +21,7 @@ from rich.console import Console
 from lobrec.cli._output import plain, say
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.progress import RunProgress
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
 from lobrec.reports.terminal import render_leaderboard, safe_markup
 from tests.support.examples import costly
 from tests.support.strategies import outside_texts

@@ -19,7 +19,7 @@ from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import CaseResult, Counts, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.suite import GROUPS
 from lobrec.core.words import counted
-from lobrec.reports._text import printable as printable
+from lobrec.reports._text import printable
 
 DASH = "—"
 LOWER_IS_BETTER_NOTE = "↓ lower is better"

@@ -21,7 +21,8 @@ from rich.text import Text
 from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
 from lobrec.core.tiers import two_way
 from lobrec.core.words import counted
-from lobrec.reports._format import Change, change, printable
+from lobrec.reports._format import Change, change
+from lobrec.reports._text import printable
 from lobrec.reports.insight import resolution_sentence
 from lobrec.reports.markdown import md, table
 

@@ -21,7 +21,8 @@ from rich.text import Text
 from lobrec.core.compare import format_p
 from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, GLOSSARY, change, percent, printable
+from lobrec.reports._format import DASH, GLOSSARY, change, percent
+from lobrec.reports._text import printable
 from lobrec.reports.markdown import md, table
 from lobrec.reports.terminal import pack_phrases
 

@@ -24,7 +24,7 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 
 from lobrec import __version__
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
 
 CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:")
 """The pages' policy: nothing loads from the network; styles and scripts are inline."""

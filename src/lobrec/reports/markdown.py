@@ -19,7 +19,8 @@ import re
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Rate, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, printable, rate_counts
+from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
+from lobrec.reports._text import printable
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")

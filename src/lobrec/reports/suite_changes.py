@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
 from lobrec.core.results import RateChange, SuiteChanges
-from lobrec.reports._format import change, printable
+from lobrec.reports._format import change
+from lobrec.reports._text import printable
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from lobrec.core.results import RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
 from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
