@@ -366,14 +366,14 @@ def _left_rows(cmp: Comparison) -> list[CaseRow]:
 def render_diff_html(cmp: Comparison) -> str:
     """The comparison as one self-contained page in the HTML report's style (`lobrec diff --html`):
     the metric deltas, the test, the cases that moved and those left out, the failure kinds."""
-    from lobrec.reports.html_page import render_page
+    from lobrec.reports.html_page import render_template
 
     metrics = []
     for item in cmp.deltas:
         texts, verdict = shown(item)
         label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
         metrics.append((label, texts.a, texts.b, texts.delta, verdict))
-    return render_page(
+    return render_template(
         "diff.html.j2",
         cmp=cmp,
         metrics=metrics,

@@ -1,8 +1,7 @@
 """The HTML report's data, shaped for its templates: the leaderboard's cells and sort keys, the
 per-group bars, the matrix of cases against models, the runs to record again.
 
-Pure data: no markup here but `<code>` around case ids in the re-record lines (built by
-`html_page.code`, escaped); the templates escape everything else.
+Pure data: no markup here; the templates build and escape all of it.
 """
 
 from __future__ import annotations
@@ -12,14 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from markupsafe import Markup
-
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
-from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
 from lobrec.reports.view import Heading, ModelView, ReportView
 
@@ -339,35 +335,3 @@ def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
 def _legend(report: ReportView) -> list[str]:
     """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
     return [status for status in STATUS if status != "missing" and (status != "flaky" or report.repeats)]
-
-
-# --- runs to record again --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rerecord:
-    """One line of the runs to record again: a model (`run` None: its stale and unrecorded cases)
-    or one of a repeated model's runs 2..K; `cases` holds escaped case ids in `<code>`."""
-
-    model: str
-    run: int | None
-    cases: Markup
-
-
-def rerecord_lines(report: ReportView) -> list[Rerecord]:
-    """Run 1 of each model (`run` None) first, then runs 2..K; a run never recorded in words."""
-    return [
-        Rerecord(entry.model, None if entry.run == 1 else entry.run, _rerecord_cases(entry))
-        for entry in report.rerecord
-    ]
-
-
-def _rerecord_cases(entry: view.Rerecord) -> Markup:
-    if entry.missing:
-        return Markup("not recorded")
-    found = []
-    if entry.stale:
-        found.append("stale: " + ", ".join(map(code, entry.stale)))
-    if entry.unrecorded:
-        found.append("unrecorded: " + ", ".join(map(code, entry.unrecorded)))
-    return Markup("; ".join(found))

@@ -7,15 +7,17 @@ that failed or errored, folded in a `<details>` so the page stays short. Lists a
 model recorded K times counts every run in every column, and lists each case that failed or
 errored in any run with every run's verdict.
 
-Text inside `<summary>` is in an HTML block, where Markdown backslash escapes do not apply, so it
-is HTML-escaped; the lists below it are Markdown again (a blank line ends the HTML block) and are
+Text inside `<summary>` is in an HTML block, where Markdown backslash escapes do not apply, so the
+block is a template (`templates/_summary_details.html.j2`) rendered with the HTML report's
+autoescaping; the lists below it are Markdown again (a blank line ends the HTML block) and are
 escaped like the Markdown report.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+
+from markupsafe import Markup
 
 from lobrec.core.repeats import run_outcome
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
@@ -23,8 +25,9 @@ from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
 from lobrec.reports.export import case_group, step_reasons
+from lobrec.reports.html_page import render_template
 from lobrec.reports.insight import kinds_text
-from lobrec.reports.markdown import interval, md, no_pings, spelled, table
+from lobrec.reports.markdown import interval, md, table
 from lobrec.reports.repeats import any_repeats, run_verdicts
 
 
@@ -93,14 +96,13 @@ def _details(model: ModelResult, suite: Suite) -> str | None:
         found.sort(key=lambda pair: "failed" not in pair[0].outcomes)
     scope = " in some run" if runs.repeated else ""
     heading = ", ".join(f"{n} {label}{scope}" for label, n in tally.items() if n)
-    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
-    items = "\n".join(item for _, item in found)
-    return f"<details><summary>{summary}</summary>\n\n{items}\n\n</details>"
-
-
-def _kinds(model: ModelResult) -> str:
-    """The model's failed steps by kind, for its `<summary>` line (every run's, with repeats)."""
-    return f"; {html.escape(kinds_text(model))}" if model.failures else ""
+    return render_template(
+        "_summary_details.html.j2",
+        model=model.model,
+        heading=heading,
+        kinds=kinds_text(model) if model.failures else "",  # every run's, with repeats
+        items=Markup("\n".join(item for _, item in found)),  # Markdown, escaped by `md`
+    )
 
 
 def _verdict(run: RunResult, failed: Sequence[str] | None) -> list[str]:

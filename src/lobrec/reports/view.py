@@ -26,7 +26,6 @@ from lobrec.core.results import (
     Rate,
     RoutedCase,
     RunResult,
-    SuiteChanges,
 )
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.reports._format import (
@@ -68,6 +67,7 @@ from lobrec.reports.repeats import (
     unscored_runs,
     unscored_which,
 )
+from lobrec.reports.suite_changes import SuiteChangesView, suite_changes_view
 
 # --- the leaderboard -----------------------------------------------------------------------------
 
@@ -262,7 +262,7 @@ class ReportView:
     plot: tuple[PlotPoint, ...]
     not_plotted: tuple[tuple[str, str], ...]
     """(model, why) for the models without both a score and a cost."""
-    suite_changes: SuiteChanges | None
+    suite_changes: SuiteChangesView | None
     results_format: int
     kinds: tuple[tuple[str, str], ...] = ()
     """(kind, its short label) for every failure kind some model has, in precedence order."""
@@ -334,7 +334,7 @@ def report_view(run: RunResult) -> ReportView:
         routing_header=tuple(ROUTING_HEADER),
         plot=tuple(_plot_point(model) for model in models if _plotted(model) is None),
         not_plotted=_not_plotted(models),
-        suite_changes=run.suite_changes,
+        suite_changes=None if run.suite_changes is None else suite_changes_view(run.suite_changes),
         results_format=run.results_format,
         kinds=_kinds(run),
         case_kinds=_case_kinds(every),
