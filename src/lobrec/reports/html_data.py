@@ -318,7 +318,7 @@ def _group_keys(groups: list[str]) -> list[str]:
 
 
 def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
-    models = _format.ranked(run)
+    models = [run.models[model.place] for model in report.models]  # the view's ranking
     cells = _Cells(report, models)
     kinds = report.case_kinds
     ordered = _rows(suite, models)

@@ -28,21 +28,7 @@ from lobrec.core.results import (
     RunResult,
 )
 from lobrec.core.runs import ModelRuns, runs_of
-from lobrec.reports._format import (
-    DASH,
-    KEY,
-    Column,
-    count_line,
-    fixed,
-    group_cell,
-    group_label,
-    model_notes,
-    needs_recording,
-    no_scores_note,
-    ordered_groups,
-    provenance,
-    ranked,
-)
+from lobrec.reports._format import DASH, KEY, fixed, group_label, ordered_groups, provenance
 from lobrec.reports.insight import (
     KIND_LABELS,
     ROUTING_HEADER,
@@ -54,6 +40,15 @@ from lobrec.reports.insight import (
     routing_notes,
     routing_rows,
     tier_key,
+)
+from lobrec.reports.leaderboard import (
+    Column,
+    count_line,
+    group_cell,
+    model_notes,
+    needs_recording,
+    no_scores_note,
+    ranked,
 )
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
