@@ -24,7 +24,7 @@ class CaseOverRuns:
     id: str
     group: str
     """The suite's group for the case, else the group stored with the first run that holds it."""
-    outcomes: tuple[RunOutcome, ...]
+    outcomes: list[RunOutcome]
     """Each run's outcome, run 1 first."""
     judged: tuple[tuple[int, CaseResult], ...]
     """(run number, the case's result in that run), for each run that holds it."""
@@ -73,7 +73,7 @@ def cases_view(run: RunResult, suite: Suite) -> CasesView:
         for entry, results in runs.by_case():
             judged = tuple((number, case) for number, case in enumerate(results, start=1) if case is not None)
             group = case_group(suite, judged[0][1])
-            cases.append(CaseOverRuns(entry.id, group, tuple(entry.outcomes), judged, runs.repeated))
+            cases.append(CaseOverRuns(entry.id, group, list(entry.outcomes), judged, runs.repeated))
         by_run = tuple(
             RunCase(entry.run, case, case_group(suite, case)) for entry in runs.runs for case in entry.cases
         )

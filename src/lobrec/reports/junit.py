@@ -116,7 +116,7 @@ def _verdict(
     element: ET.Element, entry: CaseOverRuns, numbered: list[tuple[int, CaseResult]], said: str
 ) -> RunOutcome:
     """Add the child the case's worst outcome calls for (`_worst`; none when it passed)."""
-    worst = _worst(list(entry.outcomes))
+    worst = _worst(entry.outcomes)
     if worst == "failed":
         failing = [(number, case) for number, case in numbered if run_outcome(case) == "failed"]
         _failure(element, failing, said, flaky="passed" in entry.outcomes)
