@@ -11,8 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from lobrec.core.repeats import run_cases
-from lobrec.core.results import CallRecord, CaseResult, ModelResult, StepVerdict
+from lobrec.core.results import CallRecord, CaseResult, StepVerdict
 from lobrec.core.suite import (
     Absent,
     CallStep,
@@ -28,7 +27,7 @@ from lobrec.core.suite import (
     Regex,
     Subset,
 )
-from lobrec.reports.view import cell_status
+from lobrec.reports.view import ModelView, cell_status
 
 STATUS: dict[str, tuple[str, str]] = {
     "pass": ("✓", "pass"),
@@ -232,11 +231,16 @@ class Panel:
     repeated: bool
 
 
-def panel(
-    model: ModelResult, case_id: str, case: Case | None, result: CaseResult | None, status: str
-) -> Panel:
-    if model.repeats is None:
-        return Panel(case_id, model.model, status, case, [run_view(1, case, result, status)], False)
-    found = [next((r for r in cases if r.id == case_id), None) for cases in run_cases(model)]
-    runs = [run_view(number, case, each, cell_status(each)) for number, each in enumerate(found, start=1)]
-    return Panel(case_id, model.model, status, case, runs, True)
+def panel(model: ModelView, case_id: str, case: Case | None, status: str) -> Panel:
+    """The drill-down of `model`'s cell on `case_id`, from the view's cell (each run's result and
+    status); a case the model lacks shows each run as missing."""
+    verdict = model.matrix.get(case_id)
+    results = verdict.results if verdict is not None else (None,) * model.runs
+    if model.flaky is None:  # recorded once
+        return Panel(case_id, model.name, status, case, [run_view(1, case, results[0], status)], False)
+    statuses = verdict.run_statuses if verdict is not None else tuple(map(cell_status, results))
+    runs = [
+        run_view(number, case, each, shown)
+        for number, (each, shown) in enumerate(zip(results, statuses, strict=True), start=1)
+    ]
+    return Panel(case_id, model.name, status, case, runs, True)

@@ -248,7 +248,6 @@ class _Cells:
         self.models = models
         self.report = report
         self.views = report.models
-        self.lookup = [{result.id: result for result in model.cases} for model in models]
         self.used: set[str] = set()
         self.data = CellData()
 
@@ -274,8 +273,7 @@ class _Cells:
         return found
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
-        model, shown = self.models[number], self.views[number]
-        result = self.lookup[number].get(case_id)
+        shown = self.views[number]
         verdict = shown.matrix.get(case_id)
         status = "missing" if verdict is None else verdict.status
         cell_id = self._unique(f"m{shown.place}-{slug(case_id)}", index)
@@ -289,7 +287,7 @@ class _Cells:
                 unscored = verdict.unscored
             word = verdict.tally
         summary = [f"{symbol} {word}", title, unscored] if number >= TOP_MODELS else None
-        self.data.add(cell_id, panel(model, case_id, case, result, status), number, summary)
+        self.data.add(cell_id, panel(shown, case_id, case, status), number, summary)
         return MatrixCell(cell_id, status, title, symbol, word, unscored)
 
 
