@@ -34,7 +34,7 @@ from rich.progress import Progress as Bars
 from rich.text import Text
 
 from lobrec.core.results import CaseResult
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
 from lobrec.runner import Progress as RunListener
 
 PLAIN_EVERY_S = 5.0

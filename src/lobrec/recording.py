@@ -46,7 +46,7 @@ from lobrec.errors import CassetteError, ConfigError, VersionMismatch
 from lobrec.files import file_mode, real_folder, write_atomic
 from lobrec.gateway import Gateway
 from lobrec.live import MAX_REPLY_BYTES, LiveLink
-from lobrec.replay import ReplayModel, rescore_directories
+from lobrec.replay import ReplayModel, open_cassette_folders, rescore_directories
 from lobrec.run_result import build_run_result, with_provenance
 from lobrec.runner import Progress, RetryPolicy, Sleep, lasting_failure, run_case, run_jobs
 from lobrec.throttle import Throttle, ThrottledExchange
@@ -543,8 +543,10 @@ async def _results(suite: Suite, options: RecordOptions, session: _Session) -> R
     replays = []
     for model, directory in zip(options.models, model_dirs, strict=True):
         planned = session.runs.get((model, 1))
-        manifest = planned.manifest if planned is not None else load_manifest(directory)
-        replay = ReplayModel(model=model, directory=directory, manifest=manifest)
+        if planned is not None:  # the manifest this run has just written, cases judged live above
+            replay = ReplayModel(model=model, directory=directory, manifest=planned.manifest)
+        else:  # a folder this call did not write: read as every reader reads one
+            replay = open_cassette_folders(suite, [directory], allow_newer_suite=True)[0]
         replays.append(replay)
         for case in suite.cases:
             if case.id not in results[model]:

@@ -18,10 +18,11 @@ import pytest
 from hypothesis import example, given
 from rich.console import Console
 
-from lobrec.cli._output import plain, say
+import lobrec
+from lobrec.cli._output import say
 from lobrec.core.results import CaseResult, RunResult
 from lobrec.progress import RunProgress
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
 from lobrec.reports.terminal import render_leaderboard, safe_markup
 from tests.support.examples import costly
 from tests.support.strategies import outside_texts
@@ -74,7 +75,6 @@ def test_printable_leaves_nothing_a_terminal_obeys(text: str) -> None:
     shown = printable(text)
     assert _raw(shown) == [] and "\n" not in shown
     assert printable(shown) == shown  # cleaning twice changes nothing
-    assert plain is printable  # the CLI's messages follow the same rule
     kept = printable(text, keep_newlines=True)
     assert {char for char in kept if not char.isprintable()} <= {"\n", "\t"}
 
@@ -124,3 +124,17 @@ def test_markup_for_progress_lines_is_printable(text: str) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert _raw(output) == []
     assert output == printable(text) + "\n"
+
+
+def test_the_cleaning_rule_has_one_name() -> None:
+    """Every module takes `printable` from `reports._text`: no alias, no re-export to drift from."""
+    import ast
+
+    source = Path(lobrec.__file__).parent
+    for path in sorted(source.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and any(a.name == "printable" for a in node.names):
+                assert node.module == "lobrec.reports._text", path
+                assert all(a.asname is None for a in node.names if a.name == "printable"), path
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+                assert node.value.id != "printable", path

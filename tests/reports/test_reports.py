@@ -23,7 +23,8 @@ from lobrec.core.compare import compare
 from lobrec.core.results import RunResult, SuiteRef, decode_results, encode_results
 from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 from lobrec.core.words import counted
-from lobrec.reports._format import change, cost, latency, percent, printable
+from lobrec.reports._format import change, cost, latency, percent
+from lobrec.reports._text import printable
 from lobrec.reports.diff import render_diff, render_diff_markdown
 from lobrec.reports.html import CSP, check_text, render_html
 from lobrec.reports.markdown import md, render_markdown

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.core.results import Counts
-from lobrec.reports._format import no_scores_note
+from lobrec.reports.leaderboard import no_scores_note
 
 
 def unscored(errored: int, stale: int, unrecorded: int) -> Counts:

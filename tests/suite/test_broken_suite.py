@@ -1,9 +1,9 @@
 """A broken suite file: one line naming the file and where in it, exit 2, and nothing runs.
 
 Each row breaks a copy of the small suite in one way. `lobrec record` and `lobrec rescore` (real
-subprocesses) must print exactly one line, `lobrec: FILE: ... $.json.path ...`, exit 2, send no
-request to the gateway, and write nothing; `lobrec.load_suite`, the library's way in, refuses the
-same file with the same words.
+subprocesses) must print exactly one line, `lobrec: FILE: WHERE: ...` (a path, or a case id and the
+path inside it), exit 2, send no request to the gateway, and write nothing; `lobrec.load_suite`, the
+library's way in, refuses the same file with the same words.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typer.testing import CliRunner
 
 import lobrec
 from lobrec.cli import app
+from lobrec.core.suite import CASE_ID_RULE
 from tests.support.cli import cli_env, run_lobrec
 
-CHECK = "$.cases[0].steps[0].calls[0].checks[0]"
 IN_CASE = "steps[0].calls[0].checks[0]"
 
 
@@ -83,46 +83,48 @@ ROWS: list[tuple[str, Callable[[bytes], bytes], str]] = [
     (
         "check on an argument the tool does not have",
         _json(lambda s: _check(s).update(arg="pth")),
-        f"{CHECK}.arg: 'pth' is not a parameter of read_file",
+        f"case sel-01: {IN_CASE}: argument 'pth' is not a parameter of read_file",
     ),
     (
         "a check pattern with no linear-time translation (nested lookaround)",
         _json(
             lambda s: _check(s).clear() or _check(s).update(kind="regex", arg="path", pattern="^(?!x(?!y))")
         ),
-        f"case sel-01: {CHECK}: pattern '^(?!x(?!y))' cannot be used: lookaround has no linear-time "
+        f"case sel-01: {IN_CASE}: pattern '^(?!x(?!y))' cannot be used: lookaround has no linear-time "
         "translation here: it is supported only as ^(?=...) or ^(?!...) at the start, (?<=...) or (?<!...) "
         "first, and (?=...) or (?!...) last in an alternative, never nested",
     ),
     (
         "expected call to a tool the case does not offer",
         _json(lambda s: s["cases"][0]["steps"][0]["calls"][0].update(name="get_weather")),
-        "$.cases[0].steps[0].calls[0].name: 'get_weather' is not a tool case sel-01 offers",
+        "case sel-01: steps[0].calls[0].name: 'get_weather' is not a tool this case offers",
     ),
     (
         "a tool schema the validator refuses",
         _json(lambda s: s["tools"][0]["function"]["parameters"].update(patternProperties={"x": {}})),
-        "$.tools[0].function.parameters: unsupported keyword 'patternProperties' at $",
+        "tools[0] (read_file): parameters: unsupported keyword 'patternProperties' at $",
     ),
     (
         "two cases with one id",
         _json(lambda s: s["cases"][1].update(id=s["cases"][0]["id"])),
-        "$.cases[1].id: 'sel-01' would share a cassette file with $.cases[0] ('sel-01')",
+        "cases[1]: id 'sel-01' is also cases[0]",
     ),
     (
         "two case ids that differ only in letter case",
         _json(lambda s: s["cases"][1].update(id=s["cases"][0]["id"].upper())),
-        "$.cases[1].id: 'SEL-01' would share a cassette file with $.cases[0] ('sel-01')",
+        "cases[1]: id 'SEL-01' differs from cases[0]'s 'sel-01' only in case: on a case-insensitive file "
+        "system (macOS, Windows) both would be one cassette file",
     ),
     (
         "a case id that cannot name a cassette file",
         _json(lambda s: s["cases"][0].update(id="../sel-01")),
-        "$.cases[0].id: '../sel-01' cannot name a cassette file: it holds a path separator '/'",
+        f"cases[0]: id '../sel-01' cannot name a cassette file (<id>.json): it holds a path separator '/'; "
+        f"{CASE_ID_RULE}",
     ),
     (
         "a suite version that is not a version",
         _json(lambda s: s.update(version="draft")),
-        "$.version: 'draft' is not a semantic version (MAJOR.MINOR.PATCH)",
+        "version: 'draft' is not a semantic version (MAJOR.MINOR.PATCH)",
     ),
 ]
 

@@ -162,7 +162,7 @@ def test_suite_check_judges_a_wrong_answer_near_an_exponential_pattern(tmp_path:
     lines = checked.stdout.splitlines()
     assert checked.returncode == 2
     assert [line for line in lines if not line.startswith("groups: ")] == [
-        "sel-01: note: empty; say what the case tests and why its answer is the only right one"
+        "case sel-01: note: empty; say what the case tests and why its answer is the only right one"
     ]
 
 

@@ -4,13 +4,15 @@ reads a suite that `load_suite` (for runs and the Python API) refuses."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
 import pytest
 
 from lobrec.core.runnable import runnable_problems
-from lobrec.core.suite import decode_suite, encode_suite
+from lobrec.core.suite import CASE_ID_RULE, decode_suite, encode_suite
+from lobrec.core.suitecheck import check_suite
 from lobrec.errors import SuiteError
 from lobrec.suite_file import load_suite, read_suite
 from tests.support.gateway import build_small_suite
@@ -32,14 +34,13 @@ def _broken() -> dict:
     return suite
 
 
-def test_every_broken_rule_is_one_line_in_file_order() -> None:
+def test_every_broken_rule_is_one_line_ids_before_the_cases_content() -> None:
     suite = decode_suite(json.dumps(_broken()))
-    first_call = "$.cases[0].steps[0].calls[0]"
     tool = suite.cases[0].steps[0].calls[0].name  # type: ignore[union-attr]
 
     assert list(runnable_problems(suite)) == [
-        f"{first_call}.checks[0].arg: 'pth' is not a parameter of {tool}",
-        "$.cases[1].id: 'a b' cannot name a cassette file: it holds a space",
+        f"cases[1]: id 'a b' cannot name a cassette file (<id>.json): it holds a space; {CASE_ID_RULE}",
+        f"case {suite.cases[0].id}: steps[0].calls[0].checks[0]: argument 'pth' is not a parameter of {tool}",
     ]
 
 
@@ -62,5 +63,20 @@ def test_a_suite_whose_version_is_not_semver_is_not_runnable(version: str) -> No
     suite["version"] = version
 
     assert list(runnable_problems(decode_suite(json.dumps(suite)))) == [
-        f"$.version: {version!r} is not a semantic version (MAJOR.MINOR.PATCH)"
+        f"version: {version!r} is not a semantic version (MAJOR.MINOR.PATCH)"
     ]
+
+
+def test_suite_check_reports_every_run_rule_in_the_same_words() -> None:
+    """One rule set: each line a run would refuse a suite with is a line of `suite check` too."""
+    from tests.suite.test_suitecheck import BASE, COUNTS, MUTATIONS, _suite
+
+    broken = 0
+    for name, mutate, _ in MUTATIONS:
+        data = copy.deepcopy(BASE)
+        mutate(data)
+        suite = _suite(data)
+        run_lines = list(runnable_problems(suite))
+        broken += bool(run_lines)
+        assert set(run_lines) <= set(check_suite(suite, COUNTS)), name
+    assert broken >= 5  # the mutations do reach the run rules

@@ -641,7 +641,7 @@ def test_equal_schemas_give_equal_verdicts_whatever_their_key_order() -> None:
 
 def test_suite_check_still_refuses_an_empty_enum_in_a_tool() -> None:
     """The validator accepts `enum: []` (no value passes); `suite check` calls it a mistake."""
-    from lobrec.core.suitecheck import _check_parameters
+    from lobrec.core.suitecheck import _parameter_problems
 
     def tool(mode: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -651,10 +651,10 @@ def test_suite_check_still_refuses_an_empty_enum_in_a_tool() -> None:
         }
 
     assert core.validate(tool({"enum": []}), {"mode": "r"}) != []
-    assert _check_parameters(tool({"enum": []})) == [
+    assert _parameter_problems(tool({"enum": []})) == [
         "$.properties.mode: enum is empty: no value can pass",
         "$.properties.tags.items: enum is empty: no value can pass",
     ]
-    assert _check_parameters(tool({"enum": ["r"]})) == [
+    assert _parameter_problems(tool({"enum": ["r"]})) == [
         "$.properties.tags.items: enum is empty: no value can pass"
     ]

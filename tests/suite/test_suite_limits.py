@@ -87,7 +87,7 @@ def test_an_unsafe_case_id_is_refused_by_every_command(
         == f"cases[0]: id {shown} cannot name a cassette file (<id>.json): {why}; {CASE_ID_RULE}\n"
     )
 
-    line = f"lobrec: {suite}: $.cases[0].id: {shown} cannot name a cassette file: {why}\n"
+    line = f"lobrec: {suite}: {checked.stdout}"  # a run refuses the suite in the check's own words
     cassettes = tmp_path / "cassettes"
     recorded = runner.invoke(app, _record(fake_gateway.url, suite, cassettes, tmp_path / "r.json"))
     assert (recorded.exit_code, recorded.stdout, recorded.stderr) == (2, "", line)
@@ -258,8 +258,7 @@ def test_a_tool_schema_deeper_than_64_levels_is_refused_by_every_command(
         checked.stdout
         == "tools[0] (read_file): parameters: invalid schema at $: nested deeper than 64 levels\n"
     )
-    problem = "invalid schema at $: nested deeper than 64 levels"
-    line = f"lobrec: {suite}: $.tools[0].function.parameters: {problem}\n"
+    line = f"lobrec: {suite}: {checked.stdout}"  # a run refuses the suite in the check's own words
     for args in (rescore, record):
         result = runner.invoke(app, args)
         assert (result.exit_code, result.stdout, result.stderr) == (2, "", line), args

@@ -255,7 +255,11 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
     (
         "duplicate tool name",
         lambda d: d["tools"].append(_tool("search", {}, [])),
-        ["tools[4]: name 'search' is also tools[2]"],
+        [
+            "tools[4]: name 'search' is also tools[2]",
+            # a run sends the last tool of a name, which takes no `query`: a run rule
+            "case chain-01: steps[0].calls[0].checks[0]: argument 'query' is not a parameter of search",
+        ],
     ),
     (
         "unsupported schema keyword",
@@ -302,61 +306,61 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
     (
         "empty note",
         lambda d: _case_of(d, "sel-01").update(note=""),
-        ["sel-01: note: empty; say what the case tests and why its answer is the only right one"],
+        ["case sel-01: note: empty; say what the case tests and why its answer is the only right one"],
     ),
     (
         "first message not the system prompt",
         lambda d: _case_of(d, "sel-01")["messages"].pop(0),
         [
-            "sel-01: messages[0]: role is 'user'; the first message must be the system prompt",
-            "sel-01: messages: no request after the system prompt",
+            "case sel-01: messages[0]: role is 'user'; the first message must be the system prompt",
+            "case sel-01: messages: no request after the system prompt",
         ],
     ),
     (
         "system prompt text differs",
         lambda d: _case_of(d, "sel-01")["messages"][0].update(content=PROMPT + " "),
-        ["sel-01: messages[0]: content is not the suite's system prompt"],
+        ["case sel-01: messages[0]: content is not the suite's system prompt"],
     ),
     (
         "no messages",
         lambda d: _case_of(d, "none-01").update(messages=[]),
-        ["none-01: messages: empty; the first message must be the system prompt"],
+        ["case none-01: messages: empty; the first message must be the system prompt"],
     ),
     (
         "no request after the system prompt",
         lambda d: _case_of(d, "none-01")["messages"].pop(),
-        ["none-01: messages: no request after the system prompt"],
+        ["case none-01: messages: no request after the system prompt"],
     ),
     (
         "no tools offered",
         lambda d: _case_of(d, "none-01").update(tools=[]),
-        ["none-01: tools: no tool is offered"],
+        ["case none-01: tools: no tool is offered"],
     ),
     (
         "offered tool not in the toolbox",
         lambda d: _case_of(d, "none-01")["tools"].append("grep"),
-        ["none-01: tools[1]: 'grep' is not in the suite's toolbox"],
+        ["case none-01: tools[1]: 'grep' is not in the suite's toolbox"],
     ),
     (
         "tool offered twice",
         lambda d: _case_of(d, "none-01")["tools"].append("search"),
-        ["none-01: tools[1]: 'search' is offered twice"],
+        ["case none-01: tools[1]: 'search' is offered twice"],
     ),
     (
         "expected tool not offered",
         lambda d: _case_of(d, "sel-01").update(tools=["search"]),
-        ["sel-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers"],
+        ["case sel-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers"],
     ),
     (
         "check on an argument the tool does not have",
         lambda d: _first_call(d, "sel-01")["checks"].append({"kind": "present", "arg": "pth"}),
-        ["sel-01: steps[0].calls[0].checks[1]: argument 'pth' is not a parameter of read_file"],
+        ["case sel-01: steps[0].calls[0].checks[1]: argument 'pth' is not a parameter of read_file"],
     ),
     (
         "eq value outside the argument's schema",
         lambda d: _first_call(d, "near-01")["checks"][0].update(value="accounts"),
         [
-            'near-01: steps[0].calls[0].checks[0]: value "accounts" does not fit the schema: '
+            'case near-01: steps[0].calls[0].checks[0]: value "accounts" does not fit the schema: '
             'table: expected one of ["users"], got "accounts"'
         ],
     ),
@@ -364,7 +368,7 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "oneOf value outside the argument's schema",
         lambda d: _first_call(d, "par-01")["checks"][1].update(values=[1, None, 0]),
         [
-            "par-01: steps[0].calls[0].checks[1]: values[2] 0 does not fit the schema: "
+            "case par-01: steps[0].calls[0].checks[1]: values[2] 0 does not fit the schema: "
             "start_line: expected at least 1, got 0"
         ],
     ),
@@ -372,20 +376,20 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "subset key outside the sub-schema",
         lambda d: _first_call(d, "near-01")["checks"][1].update(value={"id": "7"}),
         [
-            'near-01: steps[0].calls[0].checks[1]: value "7" does not fit the schema: '
+            'case near-01: steps[0].calls[0].checks[1]: value "7" does not fit the schema: '
             "where.id: expected integer, got string"
         ],
     ),
     (
         "subset key that is not a property",
         lambda d: _first_call(d, "near-01")["checks"][1].update(value={"name": "Ann"}),
-        ["near-01: steps[0].calls[0].checks[1]: key 'name' is not a property of argument 'where'"],
+        ["case near-01: steps[0].calls[0].checks[1]: key 'name' is not a property of argument 'where'"],
     ),
     (
         "subset array item outside the items schema",
         lambda d: _first_call(d, "arg-01")["checks"][0].update(value=["ann"]),
         [
-            'arg-01: steps[0].calls[0].checks[0]: value[0] "ann" does not fit the schema: '
+            'case arg-01: steps[0].calls[0].checks[0]: value[0] "ann" does not fit the schema: '
             'to[]: expected a string matching /@/, got "ann"'
         ],
     ),
@@ -393,7 +397,7 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "subset object on an array argument",
         lambda d: _first_call(d, "arg-01")["checks"][0].update(value={"0": "ann@x.io"}),
         [
-            "arg-01: steps[0].calls[0].checks[0]: "
+            "case arg-01: steps[0].calls[0].checks[0]: "
             "subset lists an object, but argument 'to' does not take objects"
         ],
     ),
@@ -401,7 +405,7 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "subset array on an object argument",
         lambda d: _first_call(d, "near-01")["checks"][2].update(value=["plan"]),
         [
-            "near-01: steps[0].calls[0].checks[2]: "
+            "case near-01: steps[0].calls[0].checks[2]: "
             "subset lists an array, but argument 'set' does not take arrays"
         ],
     ),
@@ -409,7 +413,7 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "regex that does not compile",
         lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^re:("),
         [
-            "arg-01: steps[0].calls[0].checks[1]: pattern '^re:(' cannot be used: "
+            "case arg-01: steps[0].calls[0].checks[1]: pattern '^re:(' cannot be used: "
             "missing ), unterminated group"
         ],
     ),
@@ -417,7 +421,7 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "regex that needs backtracking (a back-reference)",
         lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^(a)\\1$"),
         [
-            "arg-01: steps[0].calls[0].checks[1]: pattern '^(a)\\\\1$' cannot be used: "
+            "case arg-01: steps[0].calls[0].checks[1]: pattern '^(a)\\\\1$' cannot be used: "
             "back-references (\\1) are not supported"
         ],
     ),
@@ -425,7 +429,8 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "regex with nested lookaround (no linear-time translation, no backtracking fallback)",
         lambda d: _first_call(d, "arg-01")["checks"][1].update(pattern="^(?![\\s\\S]*10-(?!0?21\\b)\\d\\d)"),
         [
-            "arg-01: steps[0].calls[0].checks[1]: pattern '^(?![\\\\s\\\\S]*10-(?!0?21\\\\b)\\\\d\\\\d)' "
+            "case arg-01: steps[0].calls[0].checks[1]: "
+            "pattern '^(?![\\\\s\\\\S]*10-(?!0?21\\\\b)\\\\d\\\\d)' "
             "cannot be used: lookaround has no linear-time translation here: it is supported only as "
             "^(?=...) or ^(?!...) at the start, (?<=...) or (?<!...) first, and (?=...) or (?!...) last "
             "in an alternative, never nested"
@@ -434,13 +439,13 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
     (
         "empty range",
         lambda d: _step(d, "par-01")["calls"][1]["checks"][1].update(min=10, max=1),
-        ["par-01: steps[0].calls[1].checks[1]: range is empty: min 10 is greater than max 1"],
+        ["case par-01: steps[0].calls[1].checks[1]: range is empty: min 10 is greater than max 1"],
     ),
     (
         "reference answer outside the schema",
         lambda d: _first_call(d, "sel-01")["answer"].update(start_line=0),
         [
-            "sel-01: steps[0].calls[0].answer: "
+            "case sel-01: steps[0].calls[0].answer: "
             "does not fit the schema of read_file: $.start_line: expected at least 1, got 0"
         ],
     ),
@@ -448,97 +453,97 @@ MUTATIONS: list[tuple[str, Mutation, list[str]]] = [
         "reference answer fails its own check",
         lambda d: _first_call(d, "sel-01")["answer"].update(path="b.py"),
         [
-            "sel-01: steps[0].calls[0].arguments.path: the reference answer fails the judge: "
+            "case sel-01: steps[0].calls[0].arguments.path: the reference answer fails the judge: "
             'read_file: path: not equal (expected = "a.py", got "b.py")'
         ],
     ),
     (
         "no-call step before the last step",
         lambda d: _case_of(d, "chain-01")["steps"].insert(1, {"expect": "no_call", "answer": "Wait."}),
-        ["chain-01: steps[1]: a no-call step must be the last step"],
+        ["case chain-01: steps[1]: a no-call step must be the last step"],
     ),
     (
         "chain step with no scripted result",
         lambda d: _first_call(d, "chain-01").pop("result"),
-        ["chain-01: steps[0].calls[0]: no scripted result, but another step follows"],
+        ["case chain-01: steps[0].calls[0]: no scripted result, but another step follows"],
     ),
     (
         "scripted result on the last step",
         lambda d: _first_call(d, "sel-01").update(result="{}"),
-        ["sel-01: steps[0].calls[0]: a scripted result on the last step is never sent"],
+        ["case sel-01: steps[0].calls[0]: a scripted result on the last step is never sent"],
     ),
     (
         "chain with one step",
         lambda d: _case_of(d, "chain-01").update(steps=[{"expect": "no_call", "answer": "Done."}]),
-        ["chain-01: steps: a chain has 2 to 4 steps, this one has 1"],
+        ["case chain-01: steps: a chain has 2 to 4 steps, this one has 1"],
     ),
     (
         "chain with five steps",
         lambda d: _case_of(d, "chain-01")["steps"].__setitem__(
             slice(0, 0), copy.deepcopy(_case_of(d, "chain-01")["steps"][:2])
         ),
-        ["chain-01: steps: a chain has 2 to 4 steps, this one has 5"],
+        ["case chain-01: steps: a chain has 2 to 4 steps, this one has 5"],
     ),
     (
         "no steps",
         lambda d: _case_of(d, "none-01").update(steps=[]),
-        ["none-01: steps: no steps"],
+        ["case none-01: steps: no steps"],
     ),
     (
         "two steps outside the chains group",
         lambda d: _case_of(d, "none-01")["steps"].insert(0, copy.deepcopy(_step(d, "sel-01"))),
         [
-            "none-01: steps: a case in group no_call has exactly 1 step, this one has 2",
-            "none-01: steps[0]: a no_call case's step must expect no call",
-            "none-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers",
-            "none-01: steps[0].calls[0]: no scripted result, but another step follows",
+            "case none-01: steps: a case in group no_call has exactly 1 step, this one has 2",
+            "case none-01: steps[0]: a no_call case's step must expect no call",
+            "case none-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers",
+            "case none-01: steps[0].calls[0]: no scripted result, but another step follows",
         ],
     ),
     (
         "call step expecting no calls",
         lambda d: _step(d, "chain-01", 1).update(calls=[]),
-        ["chain-01: steps[1].calls: a call step expects at least one call"],
+        ["case chain-01: steps[1].calls: a call step expects at least one call"],
     ),
     (
         "four calls in one step",
         lambda d: _step(d, "par-01")["calls"].extend(copy.deepcopy(_step(d, "par-01")["calls"])),
         [
-            "par-01: steps[0].calls: 4 calls in one response; at most 3",
-            "par-01: steps[0].calls: a parallel case expects 2 or 3 calls, this one 4",
+            "case par-01: steps[0].calls: 4 calls in one response; at most 3",
+            "case par-01: steps[0].calls: a parallel case expects 2 or 3 calls, this one 4",
         ],
     ),
     (
         "parallel case with one call",
         lambda d: _step(d, "par-01")["calls"].pop(),
-        ["par-01: steps[0].calls: a parallel case expects 2 or 3 calls, this one 1"],
+        ["case par-01: steps[0].calls: a parallel case expects 2 or 3 calls, this one 1"],
     ),
     (
         "parallel case expecting no call",
         lambda d: _case_of(d, "par-01").update(steps=[{"expect": "no_call", "answer": "No."}]),
-        ["par-01: steps[0]: a parallel case's step must expect 2 or 3 calls"],
+        ["case par-01: steps[0]: a parallel case's step must expect 2 or 3 calls"],
     ),
     (
         "no_call case expecting a call",
         lambda d: _case_of(d, "none-01").update(steps=copy.deepcopy(_case_of(d, "sel-01")["steps"])),
         [
-            "none-01: steps[0]: a no_call case's step must expect no call",
-            "none-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers",
+            "case none-01: steps[0]: a no_call case's step must expect no call",
+            "case none-01: steps[0].calls[0].name: 'read_file' is not a tool this case offers",
         ],
     ),
     (
         "selection case expecting two calls",
         lambda d: _case_of(d, "sel-01").update(steps=copy.deepcopy(_case_of(d, "par-01")["steps"])),
-        ["sel-01: steps[0]: a case in group selection must expect exactly one call"],
+        ["case sel-01: steps[0]: a case in group selection must expect exactly one call"],
     ),
     (
         "arguments case expecting no call",
         lambda d: _case_of(d, "arg-01").update(steps=[{"expect": "no_call", "answer": "No."}]),
-        ["arg-01: steps[0]: a case in group arguments must expect exactly one call"],
+        ["case arg-01: steps[0]: a case in group arguments must expect exactly one call"],
     ),
     (
         "empty reference reply",
         lambda d: _step(d, "none-01").update(answer=""),
-        ["none-01: steps[0].answer: empty reference reply"],
+        ["case none-01: steps[0].answer: empty reference reply"],
     ),
 ]
 
@@ -656,7 +661,7 @@ def test_a_wrong_answer_that_passes_the_judge_is_reported() -> None:
         _sample("not really wrong", [("read_file", {"path": "a.py"})]),
     ]
     assert check_suite(_suite(data), COUNTS) == [
-        "sel-01: steps[0].wrong[1]: the wrong answer passes the judge (not really wrong)"
+        "case sel-01: steps[0].wrong[1]: the wrong answer passes the judge (not really wrong)"
     ]
 
 
@@ -668,14 +673,15 @@ def test_an_alternate_that_fails_the_judge_is_reported() -> None:
     ]
     problems = check_suite(_suite(data), COUNTS)
     assert len(problems) == 1
-    assert problems[0].startswith("sel-01: steps[0].alternates[1]: the alternate answer fails the judge: ")
+    failing = "case sel-01: steps[0].alternates[1]: the alternate answer fails the judge: "
+    assert problems[0].startswith(failing)
 
 
 def test_an_empty_why_is_reported() -> None:
     data = copy.deepcopy(BASE)
     _step(data, "sel-01")["wrong"] = [_sample("  ", [])]
     assert check_suite(_suite(data), COUNTS) == [
-        "sel-01: steps[0].wrong[0].why: empty; say in one line what this answer gets wrong or right"
+        "case sel-01: steps[0].wrong[0].why: empty; say in one line what this answer gets wrong or right"
     ]
 
 
@@ -695,7 +701,7 @@ def test_from_1_1_0_a_call_step_needs_two_wrong_answers() -> None:
     problems = check_suite(_suite(data), COUNTS)
     assert len(problems) == 6  # sel, arg, near, par, and both call steps of the chain
     assert problems[0] == (
-        "sel-01: steps[0].wrong: 1 wrong answers; every call step needs at least 2 plausible mistakes "
+        "case sel-01: steps[0].wrong: 1 wrong answers; every call step needs at least 2 plausible mistakes "
         "the judge must reject"
     )
     _with_wrong_answers(data, 2)

@@ -12,9 +12,6 @@ import typer
 from lobrec.cli._exits import Exit
 from lobrec.reports._text import ASCII_FALLBACK, ascii_fallback, printable
 
-plain = printable
-"""Every command cleans outside text with the reports' one rule (`reports._text.printable`)."""
-
 codecs.register_error(ASCII_FALLBACK, ascii_fallback)
 
 
@@ -59,9 +56,9 @@ def say(message: str, *, output: bool = False) -> None:
     """
     if output:
         for line in message.split("\n"):
-            echo(plain(line))
+            echo(printable(line))
         return
-    echo(f"lobrec: {plain(' '.join(message.split()))}", err=True)
+    echo(f"lobrec: {printable(' '.join(message.split()))}", err=True)
 
 
 def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:

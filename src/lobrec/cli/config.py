@@ -7,9 +7,9 @@ from typing import Any
 
 import typer
 
-from lobrec.cli._output import plain
 from lobrec.cli._reports import report_console, write_report
 from lobrec.cli._settings import in_force
+from lobrec.reports._text import printable
 
 
 def config_command(
@@ -43,7 +43,7 @@ def config_command(
     from rich.text import Text
 
     title = f"lobrec settings (file: {conf.file})" if conf.file else "lobrec settings (no configuration file)"
-    table = Table(title=Text(plain(title)), title_justify="left")
+    table = Table(title=Text(printable(title)), title_justify="left")
     for heading in ("Setting", "Option", "Value"):
         table.add_column(heading, overflow="fold")
     table.add_column("Source", no_wrap=True)  # the column a reader scans: never broken
@@ -53,7 +53,7 @@ def config_command(
             where = os.path.relpath(where)  # short in the table; the title and --json give it whole
         source = row["source"] if where is None else f"{row['source']} ({where})"
         value = shown(row["key"], row["value"])
-        table.add_row(row["key"], row["option"], Text(plain(value)), Text(plain(source)))
+        table.add_row(row["key"], row["option"], Text(printable(value)), Text(printable(source)))
     report_console().print(table)
 
 

@@ -71,6 +71,11 @@ def shown_id(case_id: str, limit: int = 40) -> str:
     return f"{case_id[:limit]!r}... ({len(case_id)} characters)"
 
 
+def case_label(case_id: str) -> str:
+    """How every message names a case: `case sel-01`, the id quoted and escaped when it is not a safe id."""
+    return f"case {case_id if case_id_problem(case_id) is None else shown_id(case_id)}"
+
+
 def _describe(char: str) -> str:
     if char == " ":
         return "a space"
@@ -324,8 +329,7 @@ def _explained(message: str, data: bytes | str) -> str:
             case_id = None
         if case_id is not None:
             where = f"`{rest}`" if rest else "the case"
-            name = case_id if case_id_problem(case_id) is None else shown_id(case_id)
-            message = f"case {name}: {message[: found.start()]}{where}{message[found.end() :]}"
+            message = f"{case_label(case_id)}: {message[: found.start()]}{where}{message[found.end() :]}"
     field = message.rstrip("`").rsplit(".", 1)[-1]
     if "Invalid value" in message and field in _TAGS:
         what, values = _TAGS[field]

@@ -4,12 +4,14 @@ A suite is hand-written, and a mistake in it (a check on a misspelt argument, a 
 that fails its own checks, a chain step with no scripted result) would silently make a case
 unpassable or meaningless, and every score quoted on that version would carry the mistake. So
 `lobrec suite check` (and the unit test on the committed suite) refuses a suite that breaks any
-rule below. Each problem is one line naming where it is: `suite`-level fields and `tools[i]` by
-path, case problems by case id and the JSON path inside the case, e.g.
+rule below. It runs the rules every run needs (`lobrec.core.runnable`, the one home of those and of
+their words) and adds the build rules here. Each problem is one line naming where it is, the one
+way `runnable` names places: suite-level fields, `tools[i]` and `cases[i]` by path, a case's content
+by case id and the path inside the case, e.g.
 
-    sel-03: steps[0].calls[0].checks[1]: argument 'pth' is not a parameter of read_file
+    case sel-03: steps[0].calls[0].checks[1]: argument 'pth' is not a parameter of read_file
 
-The rules: the header (name, semver version, system prompt); the toolbox (valid unique function
+The build rules: the header (name, semver version, system prompt); the toolbox (valid unique function
 names, parameters an object schema with `additionalProperties: false` that uses only the supported
 JSON Schema keywords); the group counts and unique, path-safe case ids; per case, the system prompt
 first, a request after it, offered tools that exist, once each; the shape of the steps for the
@@ -25,14 +27,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from lobrec.core.checks import compile_pattern
-from lobrec.core.ecma import PatternError
-from lobrec.core.jsonschema import check_schema, validate
+from lobrec.core.jsonschema import validate
 from lobrec.core.jsonvalue import preview
 from lobrec.core.judge import judge_step
 from lobrec.core.results import StepVerdict
+from lobrec.core.runnable import call_problems, id_problems, tool_schema_problems, version_problems
 from lobrec.core.suite import (
-    CASE_ID_RULE,
     GROUPS,
     SEMVER,
     CallStep,
@@ -50,13 +50,11 @@ from lobrec.core.suite import (
     Subset,
     Suite,
     Tool,
-    case_id_problem,
-    shown_id,
+    case_label,
     version_order,
 )
 from lobrec.core.wire import ObservedCall, Reply
 from lobrec.core.words import counted
-from lobrec.errors import SchemaError
 
 COUNTS_1_0_0: dict[Group, int] = {
     "selection": 14,
@@ -99,7 +97,8 @@ def check_suite(
     _check_declared_counts(suite, floor, problems)
     _check_groups_and_ids(suite, required, problems)
     for case in suite.cases:
-        problems.extend(f"{case.id}: {line}" for line in _check_case(suite, case, usable))
+        label = case_label(case.id)
+        problems.extend(f"{label}: {line}" for line in _check_case(suite, case, usable))
     return problems
 
 
@@ -140,8 +139,7 @@ def _check_header(suite: Suite) -> list[str]:
     problems = []
     if not suite.name.strip():
         problems.append("name: empty")
-    if not SEMVER.match(suite.version):
-        problems.append(f"version: {suite.version!r} is not a semantic version (MAJOR.MINOR.PATCH)")
+    problems.extend(version_problems(suite))
     if not suite.system_prompt.strip():
         problems.append("system_prompt: empty")
     return problems
@@ -156,22 +154,23 @@ def _check_tools(suite: Suite, problems: list[str]) -> dict[str, Tool]:
         where = f"tools[{index}]"
         if not FUNCTION_NAME.match(name):
             problems.append(f"{where}: name {name!r} is not a valid function name (^[a-zA-Z0-9_-]{{1,64}}$)")
+        refused = tool_schema_problems(index, tool)
+        problems.extend(refused)
         if name in first_index:
             problems.append(f"{where}: name {name!r} is also tools[{first_index[name]}]")
             continue
         first_index[name] = index
-        schema_problems = _check_parameters(tool.function.parameters)
+        if refused:
+            continue
+        schema_problems = _parameter_problems(tool.function.parameters)
         problems.extend(f"{where} ({name}): parameters: {line}" for line in schema_problems)
         if not schema_problems:
             usable[name] = tool
     return usable
 
 
-def _check_parameters(parameters: dict[str, Any]) -> list[str]:
-    try:
-        check_schema(parameters)
-    except SchemaError as exc:
-        return [str(exc)]
+def _parameter_problems(parameters: dict[str, Any]) -> list[str]:
+    """The build rules of a tool schema the validator accepts (`runnable` owns the validator's)."""
     problems = []
     if parameters.get("type") != "object":
         problems.append('the top level must be {"type": "object"}')
@@ -210,26 +209,7 @@ def _check_groups_and_ids(suite: Suite, counts: Mapping[Group, int], problems: l
         count = sum(1 for case in suite.cases if case.group == group)
         if count != counts[group]:
             problems.append(f"groups: {group} has {counted(count, 'case')}, expected {counts[group]}")
-    seen: dict[str, int] = {}
-    folded: dict[str, int] = {}
-    for index, case in enumerate(suite.cases):
-        problem = case_id_problem(case.id)
-        if problem is not None:
-            problems.append(
-                f"cases[{index}]: id {shown_id(case.id)} cannot name a cassette file (<id>.json): "
-                f"{problem}; {CASE_ID_RULE}"
-            )
-        if case.id in seen:
-            problems.append(f"cases[{index}]: id {shown_id(case.id)} is also cases[{seen[case.id]}]")
-            continue
-        seen[case.id] = index
-        other = folded.setdefault(case.id.lower(), index)
-        if other != index:
-            problems.append(
-                f"cases[{index}]: id {shown_id(case.id)} differs from cases[{other}]'s "
-                f"{shown_id(suite.cases[other].id)} only in case: on a case-insensitive file system "
-                "(macOS, Windows) both would be one cassette file"
-            )
+    problems.extend(id_problems(suite))
 
 
 # --- one case ------------------------------------------------------------------------------------
@@ -261,9 +241,10 @@ def _check_call_step(
     where = f"steps[{index}]"
     is_last = index == len(case.steps) - 1
     sound = True
+    tools = {tool.function.name: tool for tool in suite.offered_tools(case) if tool.function.name in offered}
     for position, call in enumerate(step.calls):
         call_where = f"{where}.calls[{position}]"
-        sound = _check_call(call, call_where, offered, usable, problems) and sound
+        sound = _check_call(call, call_where, tools, usable, problems) and sound
         problems.extend(_result_problems(call, call_where, is_last))
     if sound:
         _check_reference(step, index, case, suite, usable, problems)
@@ -375,28 +356,26 @@ def _parallel_problems(first: Step) -> list[str]:
 
 
 def _check_call(
-    call: ExpectedCall, where: str, offered: set[str], usable: dict[str, Tool], problems: list[str]
+    call: ExpectedCall, where: str, offered: dict[str, Tool], usable: dict[str, Tool], problems: list[str]
 ) -> bool:
     """Report problems with one expected call; True when its checks are sound enough to judge with.
 
-    A broken check (an unknown argument, a value outside the schema, a bad pattern) is the thing to
-    fix; judging the reference answer against it would only repeat the problem, or fail to compile.
+    The run rules come first (`runnable.call_problems`: an offered tool, known arguments, patterns
+    that compile). A broken check is the thing to fix; judging the reference answer against it would
+    only repeat the problem, or fail to compile.
     """
+    broken = list(call_problems(call, offered.get(call.name), where))
+    problems.extend(broken)
     if call.name not in offered:
-        problems.append(f"{where}.name: {call.name!r} is not a tool this case offers")
         return True
     tool = usable.get(call.name)
-    if tool is None:
-        return False  # its schema is broken; that is reported once, under tools[i]
+    if tool is None or tool is not offered[call.name] or broken:
+        return False  # a broken schema or a second tool of that name, reported under tools[i]
     parameters = tool.function.parameters
     properties: dict[str, Any] = parameters.get("properties", {})
     sound = True
     for index, check in enumerate(call.checks):
         check_where = f"{where}.checks[{index}]"
-        if check.arg not in properties:
-            problems.append(f"{check_where}: argument {check.arg!r} is not a parameter of {call.name}")
-            sound = False
-            continue
         lines = _check_value(check, properties[check.arg])
         problems.extend(f"{check_where}: {line}" for line in lines)
         sound = sound and not lines
@@ -417,8 +396,8 @@ def _check_value(check: Check, schema: Any) -> list[str]:
             return _subset_object(schema, value, arg)
         case Subset(value=list() as value):
             return _subset_array(schema, value, arg)
-        case Regex(pattern=pattern):
-            return _pattern_problems(pattern)
+        case Regex():
+            return []  # whether it compiles is a run rule (`runnable.call_problems`)
         case Range(min=low, max=high):
             return _range_problems(low, high)
         case _:
@@ -436,14 +415,6 @@ def _one_of_problems(schema: Any, values: list[Any], arg: str) -> list[str]:
 def _range_problems(low: float | None, high: float | None) -> list[str]:
     if low is not None and high is not None and low > high:
         return [f"range is empty: min {low:g} is greater than max {high:g}"]
-    return []
-
-
-def _pattern_problems(pattern: str) -> list[str]:
-    try:
-        compile_pattern(pattern)
-    except PatternError as exc:
-        return [f"pattern {pattern!r} cannot be used: {exc}"]
     return []
 
 

@@ -23,7 +23,8 @@ from lobrec.core.failures import kind_label
 from lobrec.core.repeats import scored_verdict
 from lobrec.core.tiers import two_way
 from lobrec.core.words import counted
-from lobrec.reports._format import Change, change, printable
+from lobrec.reports._format import Change, change
+from lobrec.reports._text import printable
 from lobrec.reports.insight import resolution_sentence
 from lobrec.reports.markdown import md, table
 
@@ -366,14 +367,14 @@ def _left_rows(cmp: Comparison) -> list[CaseRow]:
 def render_diff_html(cmp: Comparison) -> str:
     """The comparison as one self-contained page in the HTML report's style (`lobrec diff --html`):
     the metric deltas, the test, the cases that moved and those left out, the failure kinds."""
-    from lobrec.reports.html_page import render_page
+    from lobrec.reports.html_page import render_template
 
     metrics = []
     for item in cmp.deltas:
         texts, verdict = shown(item)
         label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
         metrics.append((label, texts.a, texts.b, texts.delta, verdict))
-    return render_page(
+    return render_template(
         "diff.html.j2",
         cmp=cmp,
         metrics=metrics,

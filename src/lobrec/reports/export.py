@@ -24,9 +24,9 @@ from typing import Any
 
 from lobrec.core.failures import kind_label
 from lobrec.core.repeats import run_outcome
-from lobrec.core.results import ApiCall, CaseResult, ModelResult, RunResult, StepVerdict
-from lobrec.core.runs import runs_of
+from lobrec.core.results import ApiCall, CaseResult, RunResult, StepVerdict
 from lobrec.core.suite import Suite
+from lobrec.reports.caseview import cases_view
 
 COLUMNS: tuple[str, ...] = (
     "model",
@@ -61,12 +61,6 @@ case_outcome = run_outcome
 """`passed` or `failed` for a scored case, else its status (the core's rule, by the reports' name)."""
 
 
-def case_group(suite: Suite, case: CaseResult) -> str:
-    """The suite's group for the case (as the metrics count it), else the one in the results."""
-    known = suite.case(case.id)
-    return known.group if known is not None else case.group
-
-
 def step_reasons(step: StepVerdict) -> list[str]:
     """The judge's reasons for a step, in its order; empty for a passing step."""
     return [mismatch.reason for mismatch in step.mismatches]
@@ -93,11 +87,9 @@ def _number(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _row(
-    model: ModelResult, run: int, case: CaseResult, group: str, step: StepVerdict | None
-) -> dict[str, Any]:
+def _row(model: str, run: int, case: CaseResult, group: str, step: StepVerdict | None) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "model": model.model,
+        "model": model,
         "case_id": case.id,
         "group": group,
         "case_status": case_outcome(case),
@@ -136,12 +128,10 @@ def rows(run: RunResult, suite: Suite) -> list[dict[str, Any]]:
     row whose step fields are None; a chain that stopped at a failing step has no rows for the
     steps it never reached."""
     out: list[dict[str, Any]] = []
-    for model in run.models:
-        for entry in runs_of(model).runs:
-            for case in entry.cases:
-                group = case_group(suite, case)
-                steps: list[StepVerdict | None] = [*sorted(case.steps, key=lambda step: step.index)]
-                out.extend(_row(model, entry.run, case, group, step) for step in steps or [None])
+    for model in cases_view(run, suite).models:
+        for held in model.by_run:
+            steps: list[StepVerdict | None] = [*sorted(held.case.steps, key=lambda step: step.index)]
+            out.extend(_row(model.name, held.run, held.case, held.group, step) for step in steps or [None])
     return out
 
 

@@ -21,7 +21,8 @@ from rich.text import Text
 from lobrec.core.compare import format_p
 from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, GLOSSARY, change, percent, printable
+from lobrec.reports._format import DASH, GLOSSARY, change, percent
+from lobrec.reports._text import printable
 from lobrec.reports.markdown import md, table
 from lobrec.reports.terminal import pack_phrases
 
@@ -576,13 +577,13 @@ def chart(history: History) -> Chart:
 def render_history_html(history: History) -> str:
     """The history as one self-contained page in the report's style: the files, a line per model
     across them (inline SVG), the table with its marks, and every step with its test."""
-    from lobrec.reports.html_page import render_page, static
+    from lobrec.reports.html_page import render_template, static
 
     steps = [
         (row.model, f"#{row.step.since} → #{row.after.run}", delta_text(row), row.step, test_text(row.step))
         for row in step_rows(history)
     ]
-    return render_page(
+    return render_template(
         "history.html.j2",
         heading=title(history),
         history=history,

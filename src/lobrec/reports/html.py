@@ -23,16 +23,14 @@ computed here and written into `data-` attributes, so the same results give the 
 
 from __future__ import annotations
 
-from markupsafe import Markup
-
-from lobrec.core.results import RunResult, SuiteChanges
+from lobrec.core.results import RunResult
 from lobrec.core.suite import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
-from lobrec.reports.html_page import CSP, json_for_script, render_page, static
+from lobrec.reports.html_page import CSP, json_for_script, render_template, static
 from lobrec.reports.view import report_view
 
 __all__ = ["CSP", "DEFAULT_SORT", "call_flag", "check_text", "render_html", "sort_key"]
@@ -49,14 +47,6 @@ _HELPERS = {
 """The constants the report's templates show: owned by the modules that shape the data."""
 
 
-def _suite_changes(changes: SuiteChanges | None) -> Markup | None:
-    if changes is None:
-        return None
-    from lobrec.reports.suite_changes import render_suite_changes_html
-
-    return Markup(render_suite_changes_html(changes))
-
-
 def render_html(run: RunResult, suite: Suite) -> str:
     """The whole report as one HTML document; `suite` supplies the expected calls and checks."""
     report = report_view(run)
@@ -64,7 +54,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
     cases = len(suite.cases) if report.case_count is None else report.case_count
     matrix = html_data.matrix(run, suite, report)
     script = static("data.js")
-    return render_page(
+    return render_template(
         "report.html.j2",
         **_HELPERS,
         script=script + static("cells.js") + static("columns.js") + static("report.js"),
@@ -79,8 +69,7 @@ def render_html(run: RunResult, suite: Suite) -> str:
         models=models,
         groups=html_data.groups(report),
         insight=html_insight.insight(report),
-        rerecord=html_data.rerecord_lines(report),
-        suite_changes=_suite_changes(report.suite_changes),
+        suite_changes=report.suite_changes,
         matrix=matrix,
         data=json_for_script(matrix.data),
     )

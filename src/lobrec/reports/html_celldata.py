@@ -18,7 +18,8 @@ from typing import Any
 from lobrec.core.failures import kind_label
 from lobrec.core.results import ApiCall, Mismatch, ModelResult, StepVerdict
 from lobrec.core.suite import CallStep, Case, NoCallStep
-from lobrec.reports._format import DASH, cost, latency, printable
+from lobrec.reports._format import DASH, cost, latency
+from lobrec.reports._text import printable
 from lobrec.reports.html_cells import (
     STATUS,
     Expected,

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from lobrec.core.repeats import CaseVerdict, run_cases, run_verdict
-from lobrec.core.results import CallRecord, CaseResult, ModelResult, StepVerdict
+from lobrec.core.repeats import CaseVerdict, run_verdict
+from lobrec.core.results import CallRecord, CaseResult, StepVerdict
 from lobrec.core.suite import (
     Absent,
     CallStep,
@@ -28,6 +28,7 @@ from lobrec.core.suite import (
     Regex,
     Subset,
 )
+from lobrec.reports.view import ModelView
 
 STATUS: dict[CaseVerdict, tuple[str, str]] = {
     "pass": ("✓", "pass"),
@@ -231,11 +232,16 @@ class Panel:
     repeated: bool
 
 
-def panel(
-    model: ModelResult, case_id: str, case: Case | None, result: CaseResult | None, status: str
-) -> Panel:
-    if model.repeats is None:
-        return Panel(case_id, model.model, status, case, [run_view(1, case, result, status)], False)
-    found = [next((r for r in cases if r.id == case_id), None) for cases in run_cases(model)]
-    runs = [run_view(number, case, each, run_verdict(each)) for number, each in enumerate(found, start=1)]
-    return Panel(case_id, model.model, status, case, runs, True)
+def panel(model: ModelView, case_id: str, case: Case | None, status: str) -> Panel:
+    """The drill-down of `model`'s cell on `case_id`, from the view's cell (each run's result and
+    status); a case the model lacks shows each run as missing."""
+    verdict = model.matrix.get(case_id)
+    results = verdict.results if verdict is not None else (None,) * model.runs
+    if model.flaky is None:  # recorded once
+        return Panel(case_id, model.name, status, case, [run_view(1, case, results[0], status)], False)
+    statuses = verdict.run_statuses if verdict is not None else tuple(map(run_verdict, results))
+    runs = [
+        run_view(number, case, each, shown)
+        for number, (each, shown) in enumerate(zip(results, statuses, strict=True), start=1)
+    ]
+    return Panel(case_id, model.name, status, case, runs, True)

@@ -1,8 +1,7 @@
 """The HTML report's data, shaped for its templates: the leaderboard's cells and sort keys, the
 per-group bars, the matrix of cases against models, the runs to record again.
 
-Pure data: no markup here but `<code>` around case ids in the re-record lines (built by
-`html_page.code`, escaped); the templates escape everything else.
+Pure data: no markup here; the templates build and escape all of it.
 """
 
 from __future__ import annotations
@@ -12,14 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from markupsafe import Markup
-
 from lobrec.core.results import ModelResult, Rate, RunResult
 from lobrec.core.suite import Case, Suite
 from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
-from lobrec.reports.html_page import code
 from lobrec.reports.html_plot import interval_text
 from lobrec.reports.view import Heading, ModelView, ReportView
 
@@ -252,7 +248,6 @@ class _Cells:
         self.models = models
         self.report = report
         self.views = report.models
-        self.lookup = [{result.id: result for result in model.cases} for model in models]
         self.used: set[str] = set()
         self.data = CellData()
 
@@ -278,8 +273,7 @@ class _Cells:
         return found
 
     def _cell(self, number: int, index: int, case_id: str, case: Case | None) -> MatrixCell:
-        model, shown = self.models[number], self.views[number]
-        result = self.lookup[number].get(case_id)
+        shown = self.views[number]
         verdict = shown.matrix.get(case_id)
         status = "missing" if verdict is None else verdict.status
         cell_id = self._unique(f"m{shown.place}-{slug(case_id)}", index)
@@ -293,7 +287,7 @@ class _Cells:
                 unscored = verdict.unscored
             word = verdict.tally
         summary = [f"{symbol} {word}", title, unscored] if number >= TOP_MODELS else None
-        self.data.add(cell_id, panel(model, case_id, case, result, status), number, summary)
+        self.data.add(cell_id, panel(shown, case_id, case, status), number, summary)
         return MatrixCell(cell_id, status, title, symbol, word, unscored)
 
 
@@ -322,7 +316,7 @@ def _group_keys(groups: list[str]) -> list[str]:
 
 
 def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
-    models = _format.ranked(run)
+    models = [run.models[model.place] for model in report.models]  # the view's ranking
     cells = _Cells(report, models)
     kinds = report.case_kinds
     ordered = _rows(suite, models)
@@ -339,35 +333,3 @@ def matrix(run: RunResult, suite: Suite, report: ReportView) -> Matrix:
 def _legend(report: ReportView) -> list[str]:
     """The statuses a cell can show here: flaky only with repeats; never `missing` (no symbol)."""
     return [status for status in STATUS if status != "missing" and (status != "flaky" or report.repeats)]
-
-
-# --- runs to record again --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rerecord:
-    """One line of the runs to record again: a model (`run` None: its stale and unrecorded cases)
-    or one of a repeated model's runs 2..K; `cases` holds escaped case ids in `<code>`."""
-
-    model: str
-    run: int | None
-    cases: Markup
-
-
-def rerecord_lines(report: ReportView) -> list[Rerecord]:
-    """Run 1 of each model (`run` None) first, then runs 2..K; a run never recorded in words."""
-    return [
-        Rerecord(entry.model, None if entry.run == 1 else entry.run, _rerecord_cases(entry))
-        for entry in report.rerecord
-    ]
-
-
-def _rerecord_cases(entry: view.Rerecord) -> Markup:
-    if entry.missing:
-        return Markup("not recorded")
-    found = []
-    if entry.stale:
-        found.append("stale: " + ", ".join(map(code, entry.stale)))
-    if entry.unrecorded:
-        found.append("unrecorded: " + ", ".join(map(code, entry.unrecorded)))
-    return Markup("; ".join(found))

@@ -24,7 +24,8 @@ from jinja2.ext import Extension
 from markupsafe import Markup
 
 from lobrec import __version__
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
+from lobrec.reports.markdown import no_pings
 
 CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:")
 """The pages' policy: nothing loads from the network; styles and scripts are inline."""
@@ -41,14 +42,15 @@ def _finalize(value: object) -> object:
     return value if isinstance(value, Markup) else _as_text(value)
 
 
-def code(text: str) -> str:
-    """A case id (or any short text) as escaped `<code>`, for lines a template marks safe."""
-    return f"<code>{_as_text(text)}</code>"
-
-
 def multiline(value: object) -> Markup:
     """A filter for blocks shown as they are (`<pre>`, messages): line breaks and tabs kept."""
     return value if isinstance(value, Markup) else _as_text(value, keep_newlines=True)
+
+
+def pings_nobody(value: object) -> Markup:
+    """A filter for HTML that GitHub renders (the job summary): escaped, then no `@name` mention
+    or `#12` reference (`markdown.no_pings`)."""
+    return Markup(no_pings(_as_text(value)))
 
 
 def json_for_script(value: Any) -> Markup:
@@ -93,11 +95,13 @@ def environment() -> Environment:
         extensions=[_Compact],
     )
     env.filters["multiline"] = multiline
+    env.filters["no_pings"] = pings_nobody
     env.globals.update(NL=NL, csp=CSP, version=__version__, css=static("report.css"))
     return env
 
 
-def render_page(template: str, **context: Any) -> str:
-    """A page from a template that extends `base.html.j2`; `script` (Markup, optional) is the
-    page's own JavaScript, inlined at the end of the body."""
+def render_template(template: str, **context: Any) -> str:
+    """A page from a template that extends `base.html.j2` (`script`, Markup, optional: the page's
+    own JavaScript, inlined at the end of the body), or an HTML fragment of another format (the
+    job summary's `<details>` blocks), with the same autoescaping."""
     return environment().get_template(template).render(**context)

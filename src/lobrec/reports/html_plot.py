@@ -8,8 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lobrec.reports._format import cost, fixed, percent, printable
+from lobrec.reports._format import cost, fixed, percent
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
+from lobrec.reports._text import printable
 from lobrec.reports.view import PlotPoint, ReportView
 
 WIDTH, HEIGHT = 720, 380

@@ -10,7 +10,9 @@ from __future__ import annotations
 from lobrec.core.failures import FAILURE_KINDS, kind_label
 from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, Column, cost, latency, percent, points, printable, ranked
+from lobrec.reports._format import DASH, cost, latency, percent, points
+from lobrec.reports._text import printable
+from lobrec.reports.leaderboard import Column, ranked
 
 TIER = Column(
     "tier",

@@ -30,10 +30,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
-from lobrec.core.results import CaseResult, CaseRuns, RunResult, StepVerdict
-from lobrec.core.runs import runs_of
+from lobrec.core.results import CaseResult, RunResult, StepVerdict
 from lobrec.core.suite import Suite
-from lobrec.reports.export import case_group, step_kind, step_reasons
+from lobrec.reports.caseview import CaseOverRuns, cases_view
+from lobrec.reports.export import step_kind, step_reasons
 from lobrec.reports.repeats import run_verdicts
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -108,7 +108,7 @@ def _error(element: ET.Element, errored: list[tuple[int, CaseResult]], said: str
 
 
 def _verdict(
-    element: ET.Element, entry: CaseRuns, numbered: list[tuple[int, CaseResult]], said: str
+    element: ET.Element, entry: CaseOverRuns, numbered: list[tuple[int, CaseResult]], said: str
 ) -> CaseVerdict:
     """Add the child the case's verdict over its runs calls for (`case_verdict`; none for a pass)."""
     verdict = case_verdict(entry.outcomes)
@@ -124,23 +124,21 @@ def _verdict(
     return verdict
 
 
-def _testcase(
-    model: str, suite: Suite, entry: CaseRuns, runs: list[CaseResult | None]
-) -> tuple[ET.Element, CaseVerdict, float]:
+def _testcase(model: str, entry: CaseOverRuns) -> tuple[ET.Element, CaseVerdict, float]:
     """One testcase for a case, from every run of the model; its time is every run's. With repeats
     each message starts with every run's verdict (`run_verdicts`, flaky ones saying so) and each
     reason names its run."""
-    numbered = [(number, case) for number, case in enumerate(runs, start=1) if case is not None]
+    numbered = list(entry.judged)
     ms = math.fsum(_case_ms(case) for _, case in numbered)
     element = ET.Element(
         "testcase",
         {
-            "classname": xml_safe(f"{model}.{case_group(suite, numbered[0][1])}"),
+            "classname": xml_safe(f"{model}.{entry.group}"),
             "name": xml_safe(entry.id),
             "time": _seconds(ms),
         },
     )
-    said = run_verdicts(entry.outcomes) if len(runs) > 1 else ""
+    said = run_verdicts(entry.outcomes) if entry.repeated else ""
     return element, _verdict(element, entry, numbered, said), ms
 
 
@@ -155,18 +153,19 @@ def _counts(element: ET.Element, verdicts: Sequence[CaseVerdict], ms: float) -> 
 
 def to_junit(run: RunResult, suite: Suite) -> str:
     """The whole file: declaration, `<testsuites>`, one `<testsuite>` per model; ends in a newline."""
-    root = ET.Element("testsuites", {"name": xml_safe(f"lobrec {run.suite.name} {run.suite.version}")})
+    view = cases_view(run, suite)
+    root = ET.Element("testsuites", {"name": xml_safe(f"lobrec {view.suite_name} {view.suite_version}")})
     every: list[CaseVerdict] = []
     times: list[float] = []
-    for model in run.models:
-        testsuite = ET.SubElement(root, "testsuite", {"name": xml_safe(model.model)})
+    for model in view.models:
+        testsuite = ET.SubElement(root, "testsuite", {"name": xml_safe(model.name)})
         properties = ET.SubElement(testsuite, "properties")
-        for name, value in (("suite", run.suite.name), ("suite_version", run.suite.version)):
+        for name, value in (("suite", view.suite_name), ("suite_version", view.suite_version)):
             ET.SubElement(properties, "property", {"name": name, "value": xml_safe(value)})
         verdicts = []
         spent = []
-        for entry, runs in runs_of(model).by_case():
-            element, verdict, ms = _testcase(model.model, suite, entry, runs)
+        for entry in model.cases:
+            element, verdict, ms = _testcase(model.name, entry)
             testsuite.append(element)
             verdicts.append(verdict)
             spent.append(ms)

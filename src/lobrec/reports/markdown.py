@@ -19,13 +19,12 @@ import re
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Rate, RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, printable, rate_counts
+from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
+from lobrec.reports._text import printable
+from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
 
 _SPECIAL = frozenset("\\`*_[]<>|~#!&$")
-spelled = printable
-"""`printable`, which spells out lone surrogates too (UTF-8 cannot hold them, so one would stop the
-report from being written); the name `summary.py` imports."""
 
 
 def md(text: str) -> str:
@@ -198,10 +197,20 @@ def render_markdown(run: RunResult) -> str:
     if view.rerecord:
         parts.extend(["#### Needs re-recording", "\n".join(map(_rerecord_line, view.rerecord))])
     if view.suite_changes is not None:
-        from lobrec.reports.suite_changes import render_suite_changes_markdown
-
-        parts.append(render_suite_changes_markdown(view.suite_changes))
+        parts.append(_suite_changes(view.suite_changes))
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def _suite_changes(changes: SuiteChangesView) -> str:
+    """The section as Markdown: a heading, the summary list, a table and the flips per model."""
+    first, *rest = changes.summary
+    parts = ["#### Suite changes", md(first), "\n".join(f"- {md(line)}" for line in rest)]
+    for model in changes.models:
+        header = ["Metric", md(changes.old), md(changes.new), "Δ"]
+        parts.append(f"**{md(model.model)}**")
+        parts.append(table(header, [[md(cell) for cell in row] for row in model.rows]))
+        parts.append("\n".join(f"- {md(line)}" for line in model.flips))
+    return "\n\n".join(parts)
 
 
 def _md_table(header: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) -> str:

@@ -18,7 +18,8 @@ from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunOutcome, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
 from lobrec.core.words import counted
-from lobrec.reports._format import DASH, LEADERBOARD, Column, fixed, percent, points, rate_counts
+from lobrec.reports._format import DASH, fixed, percent, points, rate_counts
+from lobrec.reports.leaderboard import LEADERBOARD, Column
 
 REPEATS_KEY = (
     "Overall with repeats: mean over runs ± sample sd (pp) · "

@@ -1,21 +1,19 @@
-"""The `rescore --against OLD` section, in the terminal, Markdown and HTML reports alike.
+"""The view of the `rescore --against OLD` section, which the terminal, Markdown and HTML reports show.
 
 One summary of the suite diff, then per model a table of each metric under OLD and NEW with the
-difference, and the cases a check change flipped. Values go through `_format`, so the three
-reports agree with each other and with the leaderboard.
+difference, and the cases a check change flipped. The section's view (`suite_changes_view`) is
+built once from the results' `suite_changes` (`view.report_view` holds it); each format's module
+renders it (`terminal`, `markdown`, the HTML through `templates/_suite_changes.html.j2`). Values go
+through `_format`, so the three reports agree with each other and with the leaderboard.
 """
 
 from __future__ import annotations
 
-import html
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
 from lobrec.core.results import RateChange, SuiteChanges
-from lobrec.reports._format import change, printable
-
-if TYPE_CHECKING:
-    from rich.console import Console
+from lobrec.reports._format import change
 
 LABELS = {metric: label for metric, label, _ in RATE_METRICS} | {
     metric: label for metric, label, _, _ in VALUE_METRICS
@@ -56,69 +54,37 @@ def flip_lines(model_flips: tuple[list[str], list[str]]) -> list[str]:
     return lines
 
 
-def render_suite_changes(changes: SuiteChanges, console: Console) -> None:
-    """Print the section: the summary, then per model the metric table and the flips."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
+@dataclass(frozen=True)
+class ModelChanges:
+    """One model's part of the section: its metric rows and its flip lines, as text."""
 
-    console.print()
-    for line in summary_lines(changes):
-        console.print(Text(printable(line)))
-    for model in changes.models:
-        table = Table(
-            title=Text(
-                f"{printable(model.model)}: {changes.old.version} → {changes.new.version}", style="bold"
-            ),
-            box=box.SIMPLE_HEAD,
-            show_edge=False,
-        )
-        for column in ("Metric", changes.old.version, changes.new.version, "Δ"):
-            table.add_column(
-                printable(column), justify="left" if column == "Metric" else "right", no_wrap=True
+    model: str
+    rows: list[tuple[str, str, str, str]]
+    flips: list[str]
+
+
+@dataclass(frozen=True)
+class SuiteChangesView:
+    """The section as every format shows it: the versions, the summary lines (plain text, not yet
+    escaped; the first is the heading sentence), one `ModelChanges` per model."""
+
+    old: str
+    new: str
+    summary: list[str]
+    models: list[ModelChanges]
+
+
+def suite_changes_view(changes: SuiteChanges) -> SuiteChangesView:
+    return SuiteChangesView(
+        old=changes.old.version,
+        new=changes.new.version,
+        summary=summary_lines(changes),
+        models=[
+            ModelChanges(
+                model=model.model,
+                rows=rows(model.deltas),
+                flips=flip_lines((model.pass_to_fail, model.fail_to_pass)),
             )
-        for row in rows(model.deltas):
-            table.add_row(*(Text(cell) for cell in row))
-        console.print(table)
-        for line in flip_lines((model.pass_to_fail, model.fail_to_pass)):
-            console.print(Text(printable(line)))
-
-
-def render_suite_changes_markdown(changes: SuiteChanges) -> str:
-    """The section as Markdown: a heading, the summary list, a table and the flips per model."""
-    from lobrec.reports.markdown import md, table
-
-    first, *rest = summary_lines(changes)
-    parts = ["#### Suite changes", md(first), "\n".join(f"- {md(line)}" for line in rest)]
-    for model in changes.models:
-        header = ["Metric", md(changes.old.version), md(changes.new.version), "Δ"]
-        parts.append(f"**{md(model.model)}**")
-        parts.append(table(header, [[md(cell) for cell in row] for row in rows(model.deltas)]))
-        parts.append(
-            "\n".join(f"- {md(line)}" for line in flip_lines((model.pass_to_fail, model.fail_to_pass)))
-        )
-    return "\n\n".join(parts)
-
-
-def render_suite_changes_html(changes: SuiteChanges) -> str:
-    """The section as HTML, escaped."""
-
-    def esc(text: str) -> str:
-        return html.escape(printable(text), quote=True)
-
-    first, *rest = summary_lines(changes)
-    parts = ['<section id="suite-changes"><h2>Suite changes</h2>', f"<p>{esc(first)}</p><ul>"]
-    parts.extend(f"<li>{esc(line)}</li>" for line in rest)
-    parts.append("</ul>")
-    for model in changes.models:
-        parts.append(f"<h3>{esc(model.model)}</h3><table><thead><tr><th>Metric</th>")
-        parts.append(
-            f"<th>{esc(changes.old.version)}</th><th>{esc(changes.new.version)}</th><th>Δ</th></tr></thead><tbody>"
-        )
-        for row in rows(model.deltas):
-            parts.append("<tr>" + "".join(f"<td>{esc(cell)}</td>" for cell in row) + "</tr>")
-        parts.append("</tbody></table><ul>")
-        parts.extend(f"<li>{esc(line)}</li>" for line in flip_lines((model.pass_to_fail, model.fail_to_pass)))
-        parts.append("</ul>")
-    parts.append("</section>")
-    return "".join(parts)
+            for model in changes.models
+        ],
+    )

@@ -7,49 +7,43 @@ that failed or errored, folded in a `<details>` so the page stays short. Lists a
 model recorded K times counts every run in every column, and lists each case that failed or
 errored in any run with every run's verdict.
 
-Text inside `<summary>` is in an HTML block, where Markdown backslash escapes do not apply, so it
-is HTML-escaped; the lists below it are Markdown again (a blank line ends the HTML block) and are
+Text inside `<summary>` is in an HTML block, where Markdown backslash escapes do not apply, so the
+block is a template (`templates/_summary_details.html.j2`) rendered with the HTML report's
+autoescaping; the lists below it are Markdown again (a blank line ends the HTML block) and are
 escaped like the Markdown report.
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
+from markupsafe import Markup
+
 from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
-from lobrec.core.results import CaseResult, CaseRuns, ModelResult, RunResult
-from lobrec.core.runs import runs_of
+from lobrec.core.results import CaseResult, RunResult
 from lobrec.core.suite import Suite
-from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
-from lobrec.reports.export import case_group, step_reasons
-from lobrec.reports.insight import kinds_text
-from lobrec.reports.markdown import interval, md, no_pings, spelled, table
-from lobrec.reports.repeats import any_repeats, run_verdicts
-from lobrec.reports.view import verdict_labels
+from lobrec.reports._format import group_label, percent, rate_counts
+from lobrec.reports.caseview import CaseOverRuns, ModelCases, cases_view
+from lobrec.reports.export import step_reasons
+from lobrec.reports.html_page import render_template
+from lobrec.reports.markdown import interval, md, table
+from lobrec.reports.repeats import run_verdicts
+from lobrec.reports.view import ModelView, ReportView, report_view, verdict_labels
 
 
-def _overall(model: ModelResult) -> list[str]:
-    rate = model.metrics.overall
-    shown = rate if model.has_scores else None
-    return [
-        percent(shown.rate if shown else None),
-        interval(shown.ci95 if shown else None),
-        rate_counts(rate) if model.has_scores else "—",
-    ]
-
-
-def _row(model: ModelResult) -> list[str]:
+def _row(view: ReportView, model: ModelView, cases: ModelCases) -> list[str]:
     """Passed, Scored, Failing, Errored and Stale all count every run of a repeated model, so
     Passed + Failing = Scored and Scored + Errored + Stale = the cases of every run."""
-    counts = model.counts
+    overall = model.cell(view.headings, "overall")
     cells = [
-        model.model,
-        *_overall(model),
-        f"{counts.scored}/{counts.cases}",
-        str(sum(run_outcome(case) == "failed" for run in runs_of(model).runs for case in run.cases)),
-        str(counts.errored),
-        str(counts.stale + counts.unrecorded),
+        model.name,
+        percent(overall.rate.rate if overall.rate else None),  # the mean over runs, no spread
+        interval(overall.rate.ci95 if overall.rate else None),
+        rate_counts(overall.rate) if overall.rate else "—",
+        model.cell(view.headings, "scored").text,
+        str(sum(outcome == "failed" for case in cases.cases for outcome in case.outcomes)),
+        model.cell(view.headings, "errored").text,
+        model.cell(view.headings, "stale").text,
     ]
     return [md(cell) for cell in cells]
 
@@ -67,51 +61,45 @@ _LISTED: tuple[CaseVerdict, ...] = ("fail", "flaky", "errored")
 """The verdicts a case is listed for, in this order for a model recorded once."""
 
 
-def _item(suite: Suite, entry: CaseRuns, results: list[CaseResult | None], repeated: bool) -> str | None:
+def _item(entry: CaseOverRuns) -> str | None:
     """A case whose verdict is fail, flaky or errored as a list item: why, from the first run that
     failed (errored, for an errored case), after every run's verdict with repeats; None otherwise."""
     verdict = case_verdict(entry.outcomes)
     if verdict not in _LISTED:
         return None
     worst = "errored" if verdict == "errored" else "failed"
-    first = next(case for case in results if case is not None and run_outcome(case) == worst)
+    first = next(case for _, case in entry.judged if run_outcome(case) == worst)
     why = md(_why(first))
-    if repeated:  # a flaky case's run verdicts start with `flaky (passed 1 of 3 scored runs)`
+    if entry.repeated:  # a flaky case's run verdicts start with `flaky (passed 1 of 3 scored runs)`
         why = f"{md(run_verdicts(entry.outcomes))}; {why}"
     label = "errored: " if verdict == "errored" else ""
-    return f"- {label}{md(entry.id)} ({md(group_label(case_group(suite, first)))}): {why}"
+    return f"- {label}{md(entry.id)} ({md(group_label(entry.group))}): {why}"
 
 
-def _details(model: ModelResult, suite: Suite) -> str | None:
+def _details(model: ModelView, cases: ModelCases) -> str | None:
     """The model's cases whose verdict is fail, flaky or errored in a `<details>` block: by verdict
     for a model recorded once, every case in order with repeats."""
-    runs = runs_of(model)
-    found = [
-        (case_verdict(entry.outcomes), item)
-        for entry, results in runs.by_case()
-        if (item := _item(suite, entry, results, runs.repeated))
-    ]
+    found = [(case_verdict(entry.outcomes), item) for entry in cases.cases if (item := _item(entry))]
     if not found:
         return None
-    labels = verdict_labels(runs.repeated)
+    labels = verdict_labels(cases.repeated)
     tally = {verdict: sum(said == verdict for said, _ in found) for verdict in _LISTED}
-    if not runs.repeated:
+    if not cases.repeated:
         found.sort(key=lambda pair: _LISTED.index(pair[0]))
     heading = ", ".join(f"{n} {labels[verdict]}" for verdict, n in tally.items() if n)
-    summary = f"<b>{no_pings(html.escape(spelled(model.model)))}</b>: {heading}{_kinds(model)}"
-    items = "\n".join(item for _, item in found)
-    return f"<details><summary>{summary}</summary>\n\n{items}\n\n</details>"
+    return render_template(
+        "_summary_details.html.j2",
+        model=model.name,
+        heading=heading,
+        kinds=model.failure_kinds or "",  # every run's, with repeats
+        items=Markup("\n".join(item for _, item in found)),  # Markdown, escaped by `md`
+    )
 
 
-def _kinds(model: ModelResult) -> str:
-    """The model's failed steps by kind, for its `<summary>` line (every run's, with repeats)."""
-    return f"; {html.escape(kinds_text(model))}" if model.failures else ""
-
-
-def _verdict(run: RunResult, failed: Sequence[str] | None) -> list[str]:
+def _verdict(view: ReportView, failed: Sequence[str] | None) -> list[str]:
     """The heading, with the run's verdict when the gates are known (`lobrec passed: ...`), then each
     failed gate in one line."""
-    suite = f"{md(run.suite.name)} {md(run.suite.version)}"
+    suite = f"{md(view.suite_name)} {md(view.suite_version)}"
     if failed is None:
         return [f"### lobrec: {suite}"]
     if not failed:
@@ -124,20 +112,21 @@ def to_summary(run: RunResult, suite: Suite, failed: Sequence[str] | None = None
     """The summary: a heading with the verdict and each failed gate (`failed`: their lines, empty
     when the run passed; None when no gate was checked), the leaderboard, then a folded list of
     failing cases per model."""
-    models = ranked(run)
+    view, every = report_view(run), cases_view(run, suite).models
+    models = [(model, every[model.place]) for model in view.models]  # best first
     header = ["Model", "Overall", "95% interval", "Passed", "Scored", "Failing", "Errored", "Stale"]
     parts = [
-        *_verdict(run, failed),
-        table(header, [_row(model) for model in models]),
+        *_verdict(view, failed),
+        table(header, [_row(view, model, cases) for model, cases in models]),
         "Overall: the share of scored cases whose every step passed; the interval is Wilson's. "
         "Stale counts stale and unrecorded cases."
         + (
             " With repeated runs, Overall is the mean over runs and every count adds up the cases "
             "of every run."
-            if any_repeats(run)
+            if view.repeats
             else ""
         ),
-        md(provenance(run)),
+        md(view.provenance),
     ]
-    parts.extend(block for model in models if (block := _details(model, suite)) is not None)
+    parts.extend(block for model, cases in models if (block := _details(model, cases)) is not None)
     return "\n\n".join(parts) + "\n"

@@ -25,7 +25,8 @@ from rich.text import Text
 
 from lobrec.core.results import RunResult
 from lobrec.core.words import counted
-from lobrec.reports._format import printable
+from lobrec.reports._text import printable
+from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
@@ -361,9 +362,29 @@ def render_leaderboard(
         console.print()
         console.print(again)
     if view.suite_changes is not None:
-        from lobrec.reports.suite_changes import render_suite_changes
+        _suite_changes(view.suite_changes, console)
 
-        render_suite_changes(view.suite_changes, console)
+
+def _suite_changes(changes: SuiteChangesView, console: Console) -> None:
+    """Print the section: the summary, then per model the metric table and the flips."""
+    console.print()
+    for line in changes.summary:
+        console.print(Text(printable(line)))
+    for model in changes.models:
+        table = Table(
+            title=Text(f"{printable(model.model)}: {changes.old} → {changes.new}", style="bold"),
+            box=box.SIMPLE_HEAD,
+            show_edge=False,
+        )
+        for column in ("Metric", changes.old, changes.new, "Δ"):
+            table.add_column(
+                printable(column), justify="left" if column == "Metric" else "right", no_wrap=True
+            )
+        for row in model.rows:
+            table.add_row(*(Text(cell) for cell in row))
+        console.print(table)
+        for line in model.flips:
+            console.print(Text(printable(line)))
 
 
 def _plain_table(

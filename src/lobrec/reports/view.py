@@ -27,24 +27,9 @@ from lobrec.core.results import (
     Rate,
     RoutedCase,
     RunResult,
-    SuiteChanges,
 )
 from lobrec.core.runs import ModelRuns, runs_of
-from lobrec.reports._format import (
-    DASH,
-    KEY,
-    Column,
-    count_line,
-    fixed,
-    group_cell,
-    group_label,
-    model_notes,
-    needs_recording,
-    no_scores_note,
-    ordered_groups,
-    provenance,
-    ranked,
-)
+from lobrec.reports._format import DASH, KEY, fixed, group_label, ordered_groups, provenance
 from lobrec.reports.insight import (
     ROUTING_HEADER,
     TIER,
@@ -55,6 +40,15 @@ from lobrec.reports.insight import (
     routing_notes,
     routing_rows,
     tier_key,
+)
+from lobrec.reports.leaderboard import (
+    Column,
+    count_line,
+    group_cell,
+    model_notes,
+    needs_recording,
+    no_scores_note,
+    ranked,
 )
 from lobrec.reports.quirks import quirks_note
 from lobrec.reports.repeats import (
@@ -68,6 +62,7 @@ from lobrec.reports.repeats import (
     unscored_runs,
     unscored_which,
 )
+from lobrec.reports.suite_changes import SuiteChangesView, suite_changes_view
 
 # --- the leaderboard -----------------------------------------------------------------------------
 
@@ -262,7 +257,7 @@ class ReportView:
     plot: tuple[PlotPoint, ...]
     not_plotted: tuple[tuple[str, str], ...]
     """(model, why) for the models without both a score and a cost."""
-    suite_changes: SuiteChanges | None
+    suite_changes: SuiteChangesView | None
     results_format: int
     kinds: tuple[tuple[str, str], ...] = ()
     """(kind, its short label) for every failure kind some model has, in precedence order."""
@@ -334,7 +329,7 @@ def report_view(run: RunResult) -> ReportView:
         routing_header=tuple(ROUTING_HEADER),
         plot=tuple(_plot_point(model) for model in models if _plotted(model) is None),
         not_plotted=_not_plotted(models),
-        suite_changes=run.suite_changes,
+        suite_changes=None if run.suite_changes is None else suite_changes_view(run.suite_changes),
         results_format=run.results_format,
         kinds=_kinds(run),
         case_kinds=_case_kinds(every),

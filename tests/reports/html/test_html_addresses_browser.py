@@ -26,9 +26,9 @@ import pytest
 
 from lobrec.core.results import RunResult
 from lobrec.core.suite import Suite
-from lobrec.reports._format import ranked
 from lobrec.reports.html import render_html
 from lobrec.reports.html_data import TOP_MODELS
+from lobrec.reports.leaderboard import ranked
 from tests.reports.html.test_html_chromium import chromium, dump_dom, measure_in_frame, parsed, shown
 from tests.support.sample_results import sample_run, sample_suite
 from tests.support.scale_results import leaderboard_run

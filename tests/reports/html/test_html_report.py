@@ -481,3 +481,20 @@ def test_a_reason_is_shown_as_the_results_file_says_it() -> None:
     assert cell[2] == "stale"
     verdict = data["verdicts"][cell[4][0][2]]
     assert (verdict["status"], verdict["reason"]) == ("stale", "step 2: no recorded answer for this request")
+
+
+def test_the_runs_to_record_again_are_escaped_case_ids_in_code() -> None:
+    """The re-record lines come from the template (no markup built in Python): ids escaped."""
+    data = msgspec.to_builtins(sample_run())
+    stale = next(c for m in data["models"] for c in m["cases"] if c["status"] == "stale")
+    stale["id"] = "<b>sel&weather"
+    page = render_html(msgspec.convert(data, RunResult), sample_suite())
+
+    found = re.search(r'<section id="rerecord">.*?</section>', page)
+
+    assert found is not None and found.group(0) == (
+        '<section id="rerecord"><h2>Needs re-recording</h2><ul>'
+        "<li><strong>auto</strong>: unrecorded: <code>arg-issue-labels</code></li>"
+        "<li><strong>openai/o4-mini</strong>: stale: <code>&lt;b&gt;sel&amp;weather</code></li>"
+        "</ul></section>"
+    )

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from lobrec.core.results import RunResult
-from lobrec.reports._format import ranked
 from lobrec.reports.html import render_html
 from lobrec.reports.html_data import TOP_MODELS
+from lobrec.reports.leaderboard import ranked
 from tests.reports.html.test_html_chromium import chromium, dump_dom
 from tests.reports.html.test_html_report import cells_data
 from tests.support.scale_results import leaderboard_run
