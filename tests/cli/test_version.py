@@ -29,3 +29,22 @@ def test_version_without_a_bundled_suite_says_to_pass_one(
     assert done.exit_code != 0
     assert done.output.startswith(f"lobrec {__version__}\n")
     assert "installed without its suite, pass --suite FILE" in done.output
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("args", [["--version"], ["--help"]])
+def test_start_up_loads_neither_the_suite_code_nor_the_judge(args: list[str]) -> None:
+    """`--version` and `--help` name things; they need not import the suite's Structs, the schema
+    validator or the regex translation (bench/ measures the time; this keeps the imports out)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from lobrec.cli import main; sys.argv = ['lobrec', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = sorted(m for m in sys.modules if m in "
+        "('lobrec.core.suite', 'lobrec.core.jsonschema', 'lobrec.core.ecma', 'lobrec.core.judge', 'httpx'))\n"
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    assert "HEAVY []" in done.stderr, done.stderr

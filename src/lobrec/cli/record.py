@@ -15,10 +15,10 @@ from lobrec.cli._output import fail, failed, os_error_line, say
 from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
-from lobrec.cli._unanswered import Folders, never_answered, unanswered_line
 from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETRY_DELAYS, DEFAULT_TIMEOUT_S
 
 if TYPE_CHECKING:
+    from lobrec.cli._unanswered import Folders
     from lobrec.core.results import RunResult as RunRes
     from lobrec.core.suite import Suite
     from lobrec.recording import RecordOptions, RecordOutcome
@@ -150,6 +150,8 @@ def record_command(
         max_cost_usd=max_cost,
         allow_newer_suite=allow_newer_suite,
     )
+    from lobrec.cli._unanswered import Folders
+
     folders = Folders.before(cassettes, options.models)
     recorded = _record(suite_path, group, options, conf.settings["base_url"], resume, dry_run=dry_run)
     if recorded is None:
@@ -198,6 +200,8 @@ def _never_answered(
 
     if outcome.interrupted:
         return []
+    from lobrec.cli._unanswered import never_answered, unanswered_line
+
     dead = never_answered(outcome.run, outcome.stopped)
     if not dead:
         return []
