@@ -137,15 +137,40 @@ def _date(value: Any, where: str) -> dt.date:
         raise SuiteError(f"{where}: date {value!r} is not YYYY-MM-DD") from None
 
 
-def other_date(day: dt.date) -> str:
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+
+def other_date(day: dt.date, any_month: bool = False) -> str:
     """No date in `day`'s month other than `day`, written 2026-10-22, 10/22, 10-22, 22/10, Oct 22,
-    October 22nd, 22 Oct or 22nd of October."""
+    October 22nd, 22 Oct or 22nd of October. With `any_month`, no day of another month either: by
+    its name (`Nov 23`, `23rd of November`), in full (2026-11-23), or as `day`'s own day number
+    with another month's number (`23/11`, `11/23`, `11-23`); other pairs of numbers (`24/7` beside
+    the 23rd) stay free."""
     d2 = other_than({f"{day.day:02d}"}, _DIGITS, 2, 2)
     d12 = other_than({str(day.day), f"{day.day:02d}"}, _DIGITS, 1, 2)
     month, name = f"0?{day.month}", _MONTHS[day.month - 1]
+    others = ""
+    if any_month:
+        names = sorted(
+            {n for i, full in enumerate(_MONTH_NAMES) if i != day.month - 1 for n in (full, full[:3])}
+            | ({"sept"} if day.month != 9 else set()),
+            key=lambda n: (-len(n), n),
+        )
+        named = "(" + "|".join(names) + ")"
+        numbers = [m for m in range(1, 13) if m != day.month]
+        numeric = "(" + "|".join(f"0?{m}" if m < 10 else str(m) for m in numbers) + ")"
+        two = "(" + "|".join(f"{m:02d}" for m in numbers) + ")"
+        dd = f"0?{day.day}" if day.day < 10 else str(day.day)
+        others = (
+            rf"|\b{named}\.? \d{{1,2}}(st|nd|rd|th)?\b|\b\d{{1,2}}(st|nd|rd|th)? (of )?{named}\b"
+            rf"|\b{day.year}-{two}-\d\d\b|\b{numeric}[-/]{dd}\b|\b{dd}/{numeric}\b"
+        )
     return (
         rf"^(?![\s\S]*(\b{day.year}-{day.month:02d}-{d2}\b|\b{month}[-/]{d12}\b|\b{d12}/{month}\b"
-        rf"|\b{name}(\w*)?\.? {d12}(st|nd|rd|th)?\b|\b{d12}(st|nd|rd|th)? (of )?{name}))"
+        rf"|\b{name}(\w*)?\.? {d12}(st|nd|rd|th)?\b|\b{d12}(st|nd|rd|th)? (of )?{name}{others}))"
     )
 
 
@@ -443,7 +468,7 @@ def expand(check: dict[str, Any], zones: dict[str, Any], where: str) -> dict[str
     fields = {
         "clock_time": {"time", "date"},
         "same_instant": {"times", "date"},
-        "other_date": {"date"},
+        "other_date": {"date", "any_month"},
         "piece_of": {"text", "words"},
         "none_of": {"phrases"},
     }[kind] | {"kind", "arg"}
@@ -456,7 +481,10 @@ def expand(check: dict[str, Any], zones: dict[str, Any], where: str) -> dict[str
     elif kind == "same_instant":
         pattern = same_instant(zones, list(check["times"]), day, where)
     elif kind == "other_date":
-        pattern = other_date(day)
+        any_month = check.get("any_month", False)
+        if not isinstance(any_month, bool):
+            raise SuiteError(f"{where}: any_month must be true or false")
+        pattern = other_date(day, any_month)
     elif kind == "piece_of":
         pattern = piece_of(check["text"], list(check["words"]))
     else:

@@ -213,6 +213,29 @@ def test_other_date_accepts_the_day_and_rejects_another_day_of_its_month(day: dt
             assert not check.search(f"Due {text}."), (day, text)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    day=st.dates(dt.date(2026, 1, 1), dt.date(2027, 12, 31)),
+    month=st.integers(1, 12),
+    other=st.integers(1, 28),
+)
+def test_other_date_in_any_month_also_rejects_a_day_of_another_month(
+    day: dt.date, month: int, other: int
+) -> None:
+    assume(month != day.month)
+    check = compile_pattern(forms.other_date(day, any_month=True))
+    for text in _date_spellings(day):
+        assert check.search(f"Due {text} at 15:00, in 2 days."), text
+    by_name = dt.date(day.year, month, other)
+    name = by_name.strftime("%B")
+    for text in (f"{name} {other}", f"{name[:3]}. {other}th", f"{other} {name}", by_name.isoformat()):
+        assert not check.search(f"Due {text}."), (day, text)
+    same_day = f"{day.day}/{month}", f"{month}/{day.day}"
+    for text in same_day:
+        assert not check.search(f"Due {text}."), (day, text)
+    assert compile_pattern(forms.other_date(day)).search(f"Due {name} {other}.")
+
+
 TEXT = "def test_session_expires_after_idle_timeout(client, frozen_clock):"
 
 
