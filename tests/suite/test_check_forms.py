@@ -236,6 +236,41 @@ def test_other_date_in_any_month_also_rejects_a_day_of_another_month(
     assert compile_pattern(forms.other_date(day)).search(f"Due {name} {other}.")
 
 
+CROSSING = {
+    "JST": "Asia/Tokyo",
+    "AEDT": "Australia/Sydney",
+    "NZDT": "Pacific/Auckland",
+    "HST": "Pacific/Honolulu",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    minute=st.integers(0, 1439),
+    abbreviation=st.sampled_from(sorted(CROSSING)),
+    shift=st.sampled_from([-60, 60, 180]),
+)
+def test_other_date_with_times_accepts_the_day_a_conversion_falls_on_right_after_it(
+    minute: int, abbreviation: str, shift: int
+) -> None:
+    day = dt.date(2026, 11, 4)  # AEDT and NZDT in season, HST has none
+    instant = dt.datetime.combine(day, dt.time(), dt.UTC) + dt.timedelta(minutes=minute)
+    local = instant.astimezone(ZoneInfo(CROSSING[abbreviation]))
+    assume(local.date() != day and local.tzname() == abbreviation)
+    utc = f"{minute // 60:02d}:{minute % 60:02d}"
+    check = compile_pattern(forms.other_date(day, crossings=forms.crossings(ZONES, [utc], day, "test")))
+    named = f"{local:%b} {local.day}"
+    assert check.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation} on {named}).")
+    assert check.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation}, {local:%Y-%m-%d}).")
+    other = (local + dt.timedelta(minutes=shift)).strftime("%H:%M")
+    assert not check.search(f"Rotate by {utc} UTC ({other} {abbreviation} on {named}).")
+    assert not check.search(f"Rotate by {utc} UTC on {named}.")
+    assert not check.search(f"Rotate by {named} ({local:%H:%M} {abbreviation}).")
+    assert not check.search(f"Rotate in {abbreviation} on {named}.")
+    plain = compile_pattern(forms.other_date(day))
+    assert not plain.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation} on {named}).")
+
+
 TEXT = "def test_session_expires_after_idle_timeout(client, frozen_clock):"
 
 
