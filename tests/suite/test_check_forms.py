@@ -306,6 +306,12 @@ def test_a_form_with_an_unknown_field_or_a_bad_value_is_a_one_line_error() -> No
         forms.expand({"kind": "clock_time", "arg": "text", "time": "25:00"}, ZONES, "x")
     with pytest.raises(SuiteError, match=r"x: date '2026-13-01' is not YYYY-MM-DD"):
         forms.expand({"kind": "other_date", "arg": "text", "date": "2026-13-01"}, ZONES, "x")
+    with pytest.raises(SuiteError, match=r"x: any_month must be true or false"):
+        forms.expand(
+            {"kind": "other_date", "arg": "text", "date": "2026-10-21", "any_month": "yes"}, ZONES, "x"
+        )
+    with pytest.raises(SuiteError, match=r"x: time '9' is not HH:MM"):
+        forms.expand({"kind": "other_date", "arg": "text", "date": "2026-10-21", "times": ["9"]}, ZONES, "x")
 
 
 def test_no_check_pattern_in_the_sources_is_longer_than_300_characters() -> None:
