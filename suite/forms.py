@@ -137,16 +137,87 @@ def _date(value: Any, where: str) -> dt.date:
         raise SuiteError(f"{where}: date {value!r} is not YYYY-MM-DD") from None
 
 
-def other_date(day: dt.date) -> str:
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june",
+    "july", "august", "september", "october", "november", "december",
+)  # fmt: skip
+
+
+def other_date(
+    day: dt.date, any_month: bool = False, crossings: dict[dt.date, dict[str, set[int]]] | None = None
+) -> str:
     """No date in `day`'s month other than `day`, written 2026-10-22, 10/22, 10-22, 22/10, Oct 22,
-    October 22nd, 22 Oct or 22nd of October."""
-    d2 = other_than({f"{day.day:02d}"}, _DIGITS, 2, 2)
-    d12 = other_than({str(day.day), f"{day.day:02d}"}, _DIGITS, 1, 2)
+    October 22nd, 22 Oct or 22nd of October. With `any_month`, no day of another month either: by
+    its name (`Nov 23`, `23rd of November`), in full (2026-11-23), or as `day`'s own day number
+    with another month's number (`23/11`, `11/23`, `11-23`); other pairs of numbers (`24/7` beside
+    the 23rd) stay free. `crossings` (from `crossings()`) names the days of the month a conversion
+    may fall on: such a day passes only right after a right conversion to it (`_next_day`)."""
+    exempt = {d for d in crossings or {} if d.month == day.month and d != day}
+    days = [day, *sorted(exempt)]
+    d2 = other_than({f"{d.day:02d}" for d in days}, _DIGITS, 2, 2)
+    d12 = other_than({t for d in days for t in (str(d.day), f"{d.day:02d}")}, _DIGITS, 1, 2)
     month, name = f"0?{day.month}", _MONTHS[day.month - 1]
+    others = ""
+    if any_month:
+        names = sorted(
+            {n for i, full in enumerate(_MONTH_NAMES) if i != day.month - 1 for n in (full, full[:3])}
+            | ({"sept"} if day.month != 9 else set()),
+            key=lambda n: (-len(n), n),
+        )
+        named = "(" + "|".join(names) + ")"
+        numbers = [m for m in range(1, 13) if m != day.month]
+        numeric = "(" + "|".join(f"0?{m}" if m < 10 else str(m) for m in numbers) + ")"
+        two = "(" + "|".join(f"{m:02d}" for m in numbers) + ")"
+        dd = f"0?{day.day}" if day.day < 10 else str(day.day)
+        others = (
+            rf"|\b{named}\.? \d{{1,2}}(st|nd|rd|th)?\b|\b\d{{1,2}}(st|nd|rd|th)? (of )?{named}\b"
+            rf"|\b{day.year}-{two}-\d\d\b|\b{numeric}[-/]{dd}\b|\b{dd}/{numeric}\b"
+        )
     return (
         rf"^(?![\s\S]*(\b{day.year}-{day.month:02d}-{d2}\b|\b{month}[-/]{d12}\b|\b{d12}/{month}\b"
-        rf"|\b{name}(\w*)?\.? {d12}(st|nd|rd|th)?\b|\b{d12}(st|nd|rd|th)? (of )?{name}))"
+        rf"|\b{name}(\w*)?\.? {d12}(st|nd|rd|th)?\b|\b{d12}(st|nd|rd|th)? (of )?{name}{others}"
+        + "".join("|" + _next_day(other, (crossings or {})[other]) for other in sorted(exempt))
+        + "))"
     )
+
+
+def _day_spellings(day: dt.date) -> str:
+    """`day` in other_date's spellings (2026-11-05, 11/5, 11-05, 5/11, Nov 5, 5th of November)."""
+    d = f"0?{day.day}" if day.day < 10 else str(day.day)
+    m, name = f"0?{day.month}", _MONTHS[day.month - 1]
+    return (
+        rf"(?:\b{day.year}-{day.month:02d}-{day.day:02d}\b|\b{m}[-/]{d}\b|\b{d}/{m}\b"
+        rf"|\b{name}(\w*)?\.? {d}(st|nd|rd|th)?\b|\b{d}(st|nd|rd|th)? (of )?{name})"
+    )
+
+
+_CONNECTOR = ",? (?:on )?"
+"""What may stand between a converted time's zone and the day it falls on: `AEDT on Nov 5`,
+`AEDT, Nov 5`, `AEDT Nov 5`, `AEDT, on Nov 5`."""
+
+
+def _next_day(other: dt.date, zones: dict[str, set[int]]) -> str:
+    """`other` named anywhere but right after a conversion that falls on it: a time in one of
+    `zones` (one-word names) at one of its local times, then `_CONNECTOR`. Read backwards from the
+    date: what stands before it is not a blank, or not a word of `zones` (nor `on`), or such a
+    word after no time or after another time. No lookbehind, so every wrong context is spelt."""
+    words = sorted(zones)
+    not_zone = other_than(set(words), _LOWER + _DIGITS + "_", 1, None)
+    not_zone_nor_on = other_than({*words, "on"}, _LOWER + _DIGITS + "_", 1, None)
+    wrong = [
+        "(?:^|[^ -])",  # not "-": the 11-05 inside 2026-11-05
+        "(?:^|[^\\w,]) ",
+        "(?:^|\\W), ",
+        "(?:^|[^\\w, ]),? ?on ",
+        f"\\b{not_zone_nor_on},? ",
+        f"\\b{not_zone},? on ",
+        "\\bon, ",
+    ]
+    for word in words:
+        ends = f"{_RANGE}{_SEP}{word}{_CONNECTOR}"
+        wrong.append(f"{_START}{_time_not_in(zones[word])}{ends}")
+        wrong.append(f"(?:^|[^\\d.m\\s(])[ \\t]*\\(?[ \\t]*(?:in |at |on )?{word}{_CONNECTOR}")
+    return "(?:" + "|".join(wrong) + ")" + _day_spellings(other)
 
 
 # --- pieces of a text ----------------------------------------------------------------------------
@@ -432,6 +503,26 @@ def clock_time(zones: dict[str, Any], time: Any, day: dt.date, where: str) -> st
     return "|".join(utc) + rf"|{_START}(?:{'|'.join(zoned)}){_guard(zones)}"
 
 
+def crossings(
+    zones: dict[str, Any], times: list[Any], day: dt.date, where: str
+) -> dict[dt.date, dict[str, set[int]]]:
+    """For each day other than `day` that one of `times` (UTC on `day`) falls on in a listed zone
+    named by one word (JST, AEDT, Tokyo; not "Sydney time" or UTC+11), those names with the local
+    times (minutes after midnight) it has there."""
+    instants = _instants(times, day, where)
+    out: dict[dt.date, dict[str, set[int]]] = {}
+    for name, offsets in _zone_names(zones, instants):
+        if not name.isalpha():
+            continue
+        for instant, offset in zip(instants, offsets, strict=True):
+            if offset is None:
+                continue
+            local = instant + dt.timedelta(minutes=offset)
+            if local.date() != day:
+                out.setdefault(local.date(), {}).setdefault(name, set()).add(local.hour * 60 + local.minute)
+    return out
+
+
 # --- expanding a source check --------------------------------------------------------------------
 
 
@@ -443,7 +534,7 @@ def expand(check: dict[str, Any], zones: dict[str, Any], where: str) -> dict[str
     fields = {
         "clock_time": {"time", "date"},
         "same_instant": {"times", "date"},
-        "other_date": {"date"},
+        "other_date": {"date", "any_month", "times"},
         "piece_of": {"text", "words"},
         "none_of": {"phrases"},
     }[kind] | {"kind", "arg"}
@@ -456,7 +547,13 @@ def expand(check: dict[str, Any], zones: dict[str, Any], where: str) -> dict[str
     elif kind == "same_instant":
         pattern = same_instant(zones, list(check["times"]), day, where)
     elif kind == "other_date":
-        pattern = other_date(day)
+        any_month = check.get("any_month", False)
+        if not isinstance(any_month, bool):
+            raise SuiteError(f"{where}: any_month must be true or false")
+        times = check.get("times")
+        pattern = other_date(
+            day, any_month, None if times is None else crossings(zones, list(times), day, where)
+        )
     elif kind == "piece_of":
         pattern = piece_of(check["text"], list(check["words"]))
     else:

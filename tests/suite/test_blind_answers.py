@@ -212,3 +212,22 @@ def test_the_second_blind_attack_found_28_wrong_answers_passing_on_1_1_0(script:
     }  # fmt: skip
     served = {item.file: item.on_call_steps for item in report.counts if item.file.startswith("wrong")}
     assert served == {"wrong-c": 368}
+
+
+BLIND_1_3_0 = ROOT / "fixtures" / "blind-attack-1.3.0"
+LIMITS_1_3_0 = [("wrong passes", "wrong-d", "chain-12", 1)]
+"""The finding suite/CHANGELOG.md names as 1.3.0's limit: a search whose optional query names
+another topic."""
+
+
+def test_the_1_3_0_blind_round_passes_but_for_the_limit_the_changelog_names(script: ModuleType) -> None:
+    def read(name: str) -> Any:
+        return json.loads((BLIND_1_3_0 / f"{name}.json").read_text(encoding="utf-8"))
+
+    solvers = {name: read(name) for name in ("solver-careful", "solver-helpful")}
+    report = script.judge_answers(
+        load_suite(ROOT / "suite" / "suite.json"), solvers, {"wrong-d": read("wrong-d")}
+    )
+    assert sorted((f.kind, f.file, f.id, f.step) for f in report.findings) == LIMITS_1_3_0
+    counts = {item.file: (item.judged, item.on_call_steps) for item in report.counts}
+    assert counts == {"solver-careful": (100, 82), "solver-helpful": (100, 82), "wrong-d": (500, 471)}

@@ -214,6 +214,64 @@ def test_other_date_accepts_the_day_and_rejects_another_day_of_its_month(day: dt
             assert not check.search(f"Due {text}."), (day, text)
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    day=st.dates(dt.date(2026, 1, 1), dt.date(2027, 12, 31)),
+    month=st.integers(1, 12),
+    other=st.integers(1, 28),
+)
+def test_other_date_in_any_month_also_rejects_a_day_of_another_month(
+    day: dt.date, month: int, other: int
+) -> None:
+    assume(month != day.month)
+    check = compile_pattern(forms.other_date(day, any_month=True))
+    for text in _date_spellings(day):
+        assert check.search(f"Due {text} at 15:00, in 2 days."), text
+    by_name = dt.date(day.year, month, other)
+    name = by_name.strftime("%B")
+    for text in (f"{name} {other}", f"{name[:3]}. {other}th", f"{other} {name}", by_name.isoformat()):
+        assert not check.search(f"Due {text}."), (day, text)
+    same_day = f"{day.day}/{month}", f"{month}/{day.day}"
+    for text in same_day:
+        assert not check.search(f"Due {text}."), (day, text)
+    assert compile_pattern(forms.other_date(day)).search(f"Due {name} {other}.")
+
+
+CROSSING = {
+    "JST": "Asia/Tokyo",
+    "AEDT": "Australia/Sydney",
+    "NZDT": "Pacific/Auckland",
+    "HST": "Pacific/Honolulu",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    minute=st.integers(0, 1439),
+    abbreviation=st.sampled_from(sorted(CROSSING)),
+    shift=st.sampled_from([-60, 60, 180]),
+)
+def test_other_date_with_times_accepts_the_day_a_conversion_falls_on_right_after_it(
+    minute: int, abbreviation: str, shift: int
+) -> None:
+    day = dt.date(2026, 11, 4)  # AEDT and NZDT in season, HST has none
+    instant = dt.datetime.combine(day, dt.time(), dt.UTC) + dt.timedelta(minutes=minute)
+    local = instant.astimezone(ZoneInfo(CROSSING[abbreviation]))
+    assume(local.date() != day and local.tzname() == abbreviation)
+    utc = f"{minute // 60:02d}:{minute % 60:02d}"
+    check = compile_pattern(forms.other_date(day, crossings=forms.crossings(ZONES, [utc], day, "test")))
+    named = f"{local:%b} {local.day}"
+    assert check.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation} on {named}).")
+    assert check.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation}, {local:%Y-%m-%d}).")
+    other = (local + dt.timedelta(minutes=shift)).strftime("%H:%M")
+    assert not check.search(f"Rotate by {utc} UTC ({other} {abbreviation} on {named}).")
+    assert not check.search(f"Rotate by {utc} UTC on {named}.")
+    assert not check.search(f"Rotate by {named} ({local:%H:%M} {abbreviation}).")
+    assert not check.search(f"Rotate in {abbreviation} on {named}.")
+    plain = compile_pattern(forms.other_date(day))
+    assert not plain.search(f"Rotate by {utc} UTC ({local:%H:%M} {abbreviation} on {named}).")
+
+
 TEXT = "def test_session_expires_after_idle_timeout(client, frozen_clock):"
 
 
@@ -249,6 +307,12 @@ def test_a_form_with_an_unknown_field_or_a_bad_value_is_a_one_line_error() -> No
         forms.expand({"kind": "clock_time", "arg": "text", "time": "25:00"}, ZONES, "x")
     with pytest.raises(SuiteError, match=r"x: date '2026-13-01' is not YYYY-MM-DD"):
         forms.expand({"kind": "other_date", "arg": "text", "date": "2026-13-01"}, ZONES, "x")
+    with pytest.raises(SuiteError, match=r"x: any_month must be true or false"):
+        forms.expand(
+            {"kind": "other_date", "arg": "text", "date": "2026-10-21", "any_month": "yes"}, ZONES, "x"
+        )
+    with pytest.raises(SuiteError, match=r"x: time '9' is not HH:MM"):
+        forms.expand({"kind": "other_date", "arg": "text", "date": "2026-10-21", "times": ["9"]}, ZONES, "x")
 
 
 def test_no_check_pattern_in_the_sources_is_longer_than_300_characters() -> None:
