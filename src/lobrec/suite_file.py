@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from lobrec.core.suite import Suite, decode_suite
-from lobrec.errors import ConfigError, SuiteError
+from lobrec.errors import ConfigError, LobrecError, SuiteError
 from lobrec.files import read_capped
 
 if TYPE_CHECKING:
@@ -68,6 +68,18 @@ def read_suite(path: str | Path | None = None) -> Suite:
             raise SuiteError(f"{exc}; lobrec is installed without its suite, pass --suite FILE") from None
         raise
     return decode_suite(data, str(suite_path))
+
+
+def shipped_suites() -> list[Suite]:
+    """The bundled suite and its kept versions (`suite/history/`), each that can be read: a broken
+    install lacks a version, and the steps that need it say which file to give (`--suite`)."""
+    suites = []
+    for path in [default_suite_path(), *sorted((suite_dir() / "history").glob("*.json"))]:
+        try:
+            suites.append(read_suite(path))
+        except LobrecError:
+            continue
+    return suites
 
 
 def load_suite(path: str | Path | None = None) -> Suite:

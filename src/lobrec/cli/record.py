@@ -11,7 +11,7 @@ import typer
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, failed, os_error_line, say
+from lobrec.cli._output import fail, say
 from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
@@ -305,9 +305,8 @@ def _record(
     dry_run: bool,
 ) -> tuple[Suite, RecordOutcome] | None:
     """Load the suite and record it (None for `--dry-run`, which only says what it would send);
-    every failure is one line and its exit code."""
+    an error is raised (the command's handler says it), an interrupt is one line and exit 130."""
     from lobrec.dry_run import dry_run_lines
-    from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.progress import RunProgress
     from lobrec.recording import record as record_run
@@ -325,10 +324,6 @@ def _record(
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
         outcome.run = with_suite_source(outcome.run, suite_path)
-    except LobrecError as exc:
-        raise failed(exc) from None
-    except OSError as exc:
-        raise fail(os_error_line(exc)) from None
     except Interrupted:
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED

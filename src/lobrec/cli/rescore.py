@@ -10,7 +10,7 @@ import typer
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, failed, say
+from lobrec.cli._output import fail, say
 from lobrec.cli._reports import check_outputs, gate_run, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
@@ -104,9 +104,8 @@ def _rescore(
     allow_newer_suite: bool,
     jobs: int | None,
 ) -> tuple[Suite, RescoreOutcome]:
-    """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
-    and its exit code."""
-    from lobrec.errors import LobrecError
+    """Load the suite (and `--against`'s) and re-judge every model folder; an error is raised (the
+    command's handler says it), an interrupt is one line and exit 130."""
     from lobrec.progress import RunProgress
     from lobrec.replay import default_jobs, rescore_against
     from lobrec.replay import rescore as rescore_run
@@ -127,8 +126,6 @@ def _rescore(
                 )
             outcome = run_async(rescoring)
         outcome.run = with_suite_source(outcome.run, suite_path)
-    except LobrecError as exc:
-        raise failed(exc) from None
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome

@@ -35,13 +35,9 @@ REQUEST_WIDTH = 60
 
 
 def _load(path: Path | None) -> Suite:
-    from lobrec.errors import SuiteError
     from lobrec.suite_file import read_suite
 
-    try:
-        return read_suite(path)
-    except SuiteError as exc:
-        raise fail(str(exc)) from None
+    return read_suite(path)
 
 
 @suite_app.command("check", cls=Command)
