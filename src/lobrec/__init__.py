@@ -14,8 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
-"""The one place lobrec's version is written (pyproject.toml reads it: hatch dynamic version)."""
+from lobrec._version import __version__
 
 _EXPORTS = {
     "load_suite": "lobrec.suite_file",

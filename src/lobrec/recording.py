@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite, encode_pretty
 from lobrec.cassette.layout import MANIFEST, case_file_name, model_dir_name, run_directories, run_folder
 from lobrec.cassette.locks import writer_lock

@@ -221,7 +221,7 @@ async def rescore_against(
     Judging with `old`, older than the recording, is the point here, so it is never refused.
     """
     from lobrec.core.suitechanges import suite_changes
-    from lobrec.core.suitediff import diff_suites
+    from lobrec.core.versioning import diff_suites
 
     outcome = await rescore(suite, root, progress, jobs, allow_newer_suite=allow_newer_suite)
     before = await rescore(old, root, None, jobs, allow_newer_suite=True)

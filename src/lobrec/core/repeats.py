@@ -274,13 +274,6 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
     )
 
 
-def run_cases(model: ModelResult) -> list[list[CaseResult]]:
-    """Each run's cases, run 1 first: `runs_of(model).run_cases()`, for callers not yet on the view."""
-    from lobrec.core.runs import runs_of  # runs builds on this module: imported when called
-
-    return runs_of(model).run_cases()
-
-
 __all__ = [
     "case_runs",
     "combine_runs",
@@ -290,7 +283,6 @@ __all__ = [
     "metric_spreads",
     "pass_at_k",
     "pass_hat_k",
-    "run_cases",
     "run_outcome",
     "spread",
 ]

@@ -1,5 +1,6 @@
-"""What a case's cell in the HTML report holds: its status, and the drill-down's steps shaped for
-`templates/_panel.html.j2` (which checks failed, what each call got wrong, where a chain stopped).
+"""What a case's cell in the HTML report holds: its status, and its drill-down (`Panel`: which
+checks failed, what each call got wrong, where a chain stopped), which `html_celldata` packs as
+data for the page's script (`static/cells.js`) to lay out when the cell is opened.
 
 Pure data: no markup here; the templates escape everything.
 """
@@ -11,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from lobrec.core.repeats import run_cases
 from lobrec.core.results import CallRecord, CaseResult, ModelResult, StepVerdict
+from lobrec.core.runs import run_cases
 from lobrec.core.suite import (
     Absent,
     CallStep,

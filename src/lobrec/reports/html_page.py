@@ -23,7 +23,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from jinja2.ext import Extension
 from markupsafe import Markup
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.reports._format import printable
 
 CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:")

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
-from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
+from lobrec.core.runs import run_cases as run_cases
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, LEADERBOARD, Column, fixed, percent, points, rate_counts
 

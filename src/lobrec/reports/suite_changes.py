@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
 from lobrec.core.results import RateChange, SuiteChanges
 from lobrec.reports._format import change, printable
+from lobrec.reports.markdown_syntax import md, table
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -86,8 +87,6 @@ def render_suite_changes(changes: SuiteChanges, console: Console) -> None:
 
 def render_suite_changes_markdown(changes: SuiteChanges) -> str:
     """The section as Markdown: a heading, the summary list, a table and the flips per model."""
-    from lobrec.reports.markdown import md, table
-
     first, *rest = summary_lines(changes)
     parts = ["#### Suite changes", md(first), "\n".join(f"- {md(line)}" for line in rest)]
     for model in changes.models:

@@ -24,7 +24,8 @@ from lobrec.core.suite import Suite
 from lobrec.reports._format import group_label, percent, provenance, ranked, rate_counts
 from lobrec.reports.export import case_group, step_reasons
 from lobrec.reports.insight import kinds_text
-from lobrec.reports.markdown import interval, md, no_pings, spelled, table
+from lobrec.reports.markdown import interval, spelled
+from lobrec.reports.markdown_syntax import md, no_pings, table
 from lobrec.reports.repeats import any_repeats, run_verdicts
 
 
