@@ -156,7 +156,9 @@ def record_command(
         return
     suite, outcome = recorded
     unanswered = _never_answered(outcome, folders, conf["base_url"], suite_path, case, flags)
-    if unanswered:  # the commands below name only the models that answered
+    if unanswered:  # the commands below name only the models that answered, and no stop reason
+        stopped = {name: why for name, why in outcome.stopped.items() if name not in unanswered}
+        outcome = msgspec.structs.replace(outcome, stopped=stopped)
         model = [name for name in model if name not in unanswered]
         resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     chosen = bool(case or group)  # part of the suite: the leaderboard says so
@@ -208,7 +210,6 @@ def _never_answered(
 
     for model in dead:
         say(unanswered_line(model, command, url, folders))
-        outcome.stopped.pop(model.model, None)
     return [model.model for model in dead]
 
 
@@ -323,7 +324,7 @@ def _record(
         _say_replaced(suite, options, resume)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
-        outcome.run = with_suite_source(outcome.run, suite_path)
+        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED

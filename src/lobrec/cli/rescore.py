@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import typer
 
 from lobrec.cli._advice import resume_command
@@ -107,25 +108,22 @@ def _rescore(
     """Load the suite (and `--against`'s) and re-judge every model folder; an error is raised (the
     command's handler says it), an interrupt is one line and exit 130."""
     from lobrec.progress import RunProgress
-    from lobrec.replay import default_jobs, rescore_against
+    from lobrec.replay import RescoreOptions, default_jobs
     from lobrec.replay import rescore as rescore_run
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:
         suite = only_groups(load_suite(suite_path), group)
         old = load_suite(against) if against is not None else None
-        processes = jobs or default_jobs()
+        options = RescoreOptions(
+            cassettes=cassettes_dir,
+            jobs=jobs or default_jobs(),
+            allow_newer_suite=allow_newer_suite,
+            against=old,
+        )
         with RunProgress("rescoring", total=None, spending=False) as progress:
-            if old is None:
-                rescoring = rescore_run(
-                    suite, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
-                )
-            else:
-                rescoring = rescore_against(
-                    suite, old, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
-                )
-            outcome = run_async(rescoring)
-        outcome.run = with_suite_source(outcome.run, suite_path)
+            outcome = run_async(rescore_run(suite, options, progress))
+        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome
