@@ -156,9 +156,8 @@ def record_command(
         return
     suite, outcome = recorded
     unanswered = _never_answered(outcome, folders, conf["base_url"], suite_path, case, flags)
-    if unanswered:  # the commands below name only the models that answered, and no stop reason
-        stopped = {name: why for name, why in outcome.stopped.items() if name not in unanswered}
-        outcome = msgspec.structs.replace(outcome, stopped=stopped)
+    outcome = _said(outcome, unanswered)
+    if unanswered:  # the commands below name only the models that answered
         model = [name for name in model if name not in unanswered]
         resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     chosen = bool(case or group)  # part of the suite: the leaderboard says so
@@ -183,6 +182,12 @@ def _without(run: RunRes, names: list[str]) -> RunRes:
     if not names:
         return run
     return msgspec.structs.replace(run, models=[model for model in run.models if model.model not in names])
+
+
+def _said(outcome: RecordOutcome, unanswered: list[str]) -> RecordOutcome:
+    """The outcome less the stop reasons of the models that never answered (their line said it)."""
+    stopped = {name: why for name, why in outcome.stopped.items() if name not in unanswered}
+    return msgspec.structs.replace(outcome, stopped=stopped)
 
 
 def _never_answered(
