@@ -16,6 +16,7 @@ import inspect
 from pathlib import Path
 
 import typer
+from typer import _click as click
 from typer.testing import CliRunner
 
 import lobrec.cli
@@ -160,3 +161,17 @@ def test_a_command_of_lobrec_exits_through_the_handler(tmp_path: Path) -> None:
     done = CliRunner().invoke(app, ["history", str(missing), str(missing)])
     assert done.exit_code == 2
     assert done.stderr.startswith(f"lobrec: {missing}: ") and done.stderr.count("\n") == 1
+
+
+def _leaves(command: click.Command) -> list[click.Command]:
+    """The commands under a group (`lobrec suite` holds three), or the command itself."""
+    subcommands = getattr(command, "commands", None)
+    if subcommands is not None:
+        return [leaf for sub in subcommands.values() for leaf in _leaves(sub)]
+    return [command]
+
+
+def test_every_command_runs_through_the_handler() -> None:
+    commands = _leaves(typer.main.get_command(app))
+    assert len(commands) >= 10
+    assert [command.name for command in commands if not isinstance(command, Command)] == []
