@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.replay import rescore_against
+from lobrec.replay import RescoreOptions, rescore
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +39,9 @@ def output(pair: str) -> Path:
 
 def build(old: Path, new: Path, cassettes: Path = CASSETTES) -> bytes:
     """The fixture file's bytes: the suite_changes section as indented JSON."""
-    outcome = asyncio.run(rescore_against(load_suite(new), load_suite(old), cassettes))
+    outcome = asyncio.run(
+        rescore(load_suite(new), RescoreOptions(cassettes=cassettes, against=load_suite(old)))
+    )
     return msgspec.json.format(msgspec.json.encode(outcome.run.suite_changes), indent=2) + b"\n"
 
 

@@ -5,8 +5,13 @@ vcrpy::
 
     import lobrec
     suite = lobrec.load_suite()  # the bundled suite, or a path; SuiteError if no run could use it
-    outcome = asyncio.run(lobrec.rescore(suite, Path("cassettes")))
+    outcome = asyncio.run(lobrec.rescore(suite, lobrec.RescoreOptions(cassettes=Path("cassettes"))))
     outcome.run.models[0].metrics.overall.rate
+
+`record(suite, gateway, RecordOptions(...), progress)` and `rescore(suite, RescoreOptions(...),
+progress)` are shaped alike; both return a frozen outcome. Every type they (and `judge_step`,
+`validate`, `load_suite`, `resolve_gateway`) take or return is exported here, and so is every
+error they raise (`LobrecError` and its subclasses; `tests/package/test_public_api.py` pins both).
 """
 
 from __future__ import annotations
@@ -14,39 +19,77 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.3.0"
-"""The one place lobrec's version is written (pyproject.toml reads it: hatch dynamic version)."""
+from lobrec._version import __version__
 
 _EXPORTS = {
+    # the suite
     "load_suite": "lobrec.suite_file",
     "Suite": "lobrec.core.suite",
     "Case": "lobrec.core.suite",
+    "CallStep": "lobrec.core.suite",
+    "NoCallStep": "lobrec.core.suite",
+    "Tool": "lobrec.core.suite",
+    # judging one step, and the JSON Schema subset (its one home is `lobrec.schema`)
     "judge_step": "lobrec.core.judge",
-    "validate": "lobrec.core.jsonschema",
+    "Reply": "lobrec.core.wire",
+    "StepVerdict": "lobrec.core.results",
+    "validate": "lobrec.schema",
+    # the results
     "RunResult": "lobrec.core.results",
     "ModelResult": "lobrec.core.results",
     "CaseResult": "lobrec.core.results",
+    # recording and rescoring: each takes its options and returns a frozen outcome
     "record": "lobrec.recording",
     "RecordOptions": "lobrec.recording",
+    "RecordOutcome": "lobrec.recording",
+    "RetryPolicy": "lobrec.runner",
     "rescore": "lobrec.replay",
+    "RescoreOptions": "lobrec.replay",
+    "RescoreOutcome": "lobrec.replay",
+    "Progress": "lobrec.runner",
     "resolve_gateway": "lobrec.gateway",
+    "Gateway": "lobrec.gateway",
+    # every error a public function can raise (`lobrec.errors`)
     "LobrecError": "lobrec.errors",
     "SuiteError": "lobrec.errors",
+    "SchemaError": "lobrec.errors",
+    "ConfigError": "lobrec.errors",
     "GatewayError": "lobrec.errors",
+    "TransportFailure": "lobrec.errors",
     "CassetteError": "lobrec.errors",
+    "CassetteMiss": "lobrec.errors",
+    "RecordInProgress": "lobrec.errors",
+    "VersionMismatch": "lobrec.errors",
 }
 
 __all__ = [
+    "CallStep",
     "Case",
     "CaseResult",
     "CassetteError",
+    "CassetteMiss",
+    "ConfigError",
+    "Gateway",
     "GatewayError",
     "LobrecError",
     "ModelResult",
+    "NoCallStep",
+    "Progress",
+    "RecordInProgress",
     "RecordOptions",
+    "RecordOutcome",
+    "Reply",
+    "RescoreOptions",
+    "RescoreOutcome",
+    "RetryPolicy",
     "RunResult",
+    "SchemaError",
+    "StepVerdict",
     "Suite",
     "SuiteError",
+    "Tool",
+    "TransportFailure",
+    "VersionMismatch",
     "__version__",
     "judge_step",
     "load_suite",
@@ -57,14 +100,27 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from lobrec.core.jsonschema import validate
     from lobrec.core.judge import judge_step
-    from lobrec.core.results import CaseResult, ModelResult, RunResult
-    from lobrec.core.suite import Case, Suite
-    from lobrec.errors import CassetteError, GatewayError, LobrecError, SuiteError
-    from lobrec.gateway import resolve_gateway
-    from lobrec.recording import RecordOptions, record
-    from lobrec.replay import rescore
+    from lobrec.core.results import CaseResult, ModelResult, RunResult, StepVerdict
+    from lobrec.core.suite import CallStep, Case, NoCallStep, Suite, Tool
+    from lobrec.core.wire import Reply
+    from lobrec.errors import (
+        CassetteError,
+        CassetteMiss,
+        ConfigError,
+        GatewayError,
+        LobrecError,
+        RecordInProgress,
+        SchemaError,
+        SuiteError,
+        TransportFailure,
+        VersionMismatch,
+    )
+    from lobrec.gateway import Gateway, resolve_gateway
+    from lobrec.recording import RecordOptions, RecordOutcome, record
+    from lobrec.replay import RescoreOptions, RescoreOutcome, rescore
+    from lobrec.runner import Progress, RetryPolicy
+    from lobrec.schema import validate
     from lobrec.suite_file import load_suite
 
 

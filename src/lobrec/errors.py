@@ -13,13 +13,25 @@ An exception means lobrec itself could not do what was asked. The tree:
     │   ├── CassetteMiss        replay asked for a request the cassette does not hold
     │   └── RecordInProgress    a `lobrec record` is still writing the cassettes asked for
     └── VersionMismatch     cassettes were recorded on another major suite version
+
+Each type carries the exit code `lobrec` ends with when it meets one (`exit_code`, from
+`lobrec.exits`): bad input (2) for all but `RecordInProgress`, whose folders are incomplete for now
+(4, as a rescore with stale cases). The CLI's one handler (`lobrec.cli._command.Command.invoke`)
+prints the message as one line and exits with that code; commands only raise.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from lobrec.exits import Exit
+
 
 class LobrecError(Exception):
     """Base of every error lobrec raises on purpose; the CLI prints these as one line."""
+
+    exit_code: ClassVar[Exit] = Exit.BAD_INPUT
+    """What `lobrec` exits with when a command meets this error."""
 
 
 class SuiteError(LobrecError):
@@ -56,6 +68,8 @@ class CassetteMiss(CassetteError):
 
 class RecordInProgress(CassetteError):
     """A `lobrec record` holds a model folder's writer lock: its cassettes are not complete yet."""
+
+    exit_code: ClassVar[Exit] = Exit.INCOMPLETE
 
 
 class VersionMismatch(LobrecError):

@@ -174,6 +174,17 @@ def check_output(path: Path, error: type[LobrecError]) -> None:
         raise error(f"{path}: not a regular file; give a file name, or - for stdout")
 
 
+def write_output(path: Path, data: bytes, error: type[LobrecError]) -> None:
+    """Write an output file (`--json FILE`, `--html FILE`, ...) whole, or not at all: refused as
+    `check_output` refuses, then written atomically (a kill mid-write leaves no half report); a
+    failed write is `error`, naming the file."""
+    check_output(path, error)
+    try:
+        write_atomic(path, data)
+    except OSError as exc:
+        raise error(f"{path}: cannot write the report: {exc.strerror or exc}") from None
+
+
 def append_output(path: Path, data: bytes, error: type[LobrecError]) -> None:
     """Append to an output file (a CI job summary such as `$GITHUB_STEP_SUMMARY`, which other steps
     write too), never through a link and only to a regular file, created if missing."""

@@ -25,8 +25,9 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite, encode_pretty
 from lobrec.cassette.layout import MANIFEST, case_file_name, model_dir_name, run_directories, run_folder
 from lobrec.cassette.locks import writer_lock
@@ -54,6 +55,8 @@ from lobrec.throttle import Throttle, ThrottledExchange
 
 @dataclass(kw_only=True)
 class RecordOptions:
+    """What `record` records, and how: the models, the folder, which cases, how fast, at what cost."""
+
     models: list[str]
     cassettes: Path = Path(DEFAULT_CASSETTES)
     case_ids: list[str] = field(default_factory=list)
@@ -63,8 +66,6 @@ class RecordOptions:
     """Fewer requests in flight on 429/503 answers, more as calls succeed (`lobrec.throttle`)."""
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     max_reply_bytes: int = MAX_REPLY_BYTES
-    sleep: Sleep | None = None
-    """How retries wait; tests pass a recorder so they never wait."""
     max_cost_usd: float | None = None
     """A cap on this run's recorded cost: cases start only while the spend, with the cases in
     flight priced at the mean so far, stays within it (`_Session.budget`); cases in flight finish."""
@@ -76,8 +77,10 @@ class RecordOptions:
     """Add to (and judge) folders recorded with a newer suite version (`--allow-newer-suite`)."""
 
 
-@dataclass(kw_only=True)
-class RecordOutcome:
+class RecordOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What `record` did: the results of the whole suite per model, and how the run went. Frozen:
+    a caller that wants another run (its suite source, say) makes a copy (`msgspec.structs.replace`)."""
+
     run: RunResult
     recorded: dict[str, list[str]]
     """Per model, the ids of the cases recorded by this run."""
@@ -88,9 +91,9 @@ class RecordOutcome:
     """What the recorded answers of this run cost (their `x-lobstack-cost-usd`)."""
     not_started: int = 0
     """Cases left unstarted because `--max-cost` was reached."""
-    stopped: dict[str, str] = field(default_factory=dict)
+    stopped: dict[str, str] = msgspec.field(default_factory=dict)
     """Per model that failed fast (`FAIL_FAST_CASES`), why; its unstarted cases are in `unstarted`."""
-    unstarted: dict[str, int] = field(default_factory=dict)
+    unstarted: dict[str, int] = msgspec.field(default_factory=dict)
     """Per model that failed fast, the cases it did not start."""
 
 
@@ -303,6 +306,8 @@ class _Session:
     suite: Suite
     options: RecordOptions
     progress: Progress
+    sleep: Sleep | None = None
+    """How retries wait (None: really); `record_waiting_with` sets it, tests pass a recorder."""
     runs: dict[tuple[str, int], PlannedRun] = field(default_factory=dict)
     results: dict[str, dict[str, CaseResult]] = field(default_factory=dict)
     """Run 1's results per model (the results file of a one-run folder is built from them)."""
@@ -402,7 +407,7 @@ class _Session:
             case,
             model,
             policy=self.options.policy,
-            sleep=self.options.sleep,
+            sleep=self.sleep,
         )
         planned.manifest.cases[case.id] = ManifestCase(fingerprint=case_fingerprint(self.suite, case))
         data, listing = cassette_bytes(cassette), encode_pretty(planned.manifest)
@@ -457,14 +462,26 @@ async def record(
     suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None = None
 ) -> RecordOutcome:
     """Record the selected cases of every model live, then score the whole suite for each model."""
+    return await record_waiting_with(None, suite, gateway, options, progress)
+
+
+async def record_waiting_with(
+    sleep: Sleep | None,
+    suite: Suite,
+    gateway: Gateway,
+    options: RecordOptions,
+    progress: Progress | None = None,
+) -> RecordOutcome:
+    """`record`, its retries waiting through `sleep` (tests pass a recorder so they never wait). A
+    test hook, not a public option: `lobrec.record` is the API."""
     with contextlib.ExitStack() as locks:
         for model in options.models:
             locks.enter_context(writer_lock(options.cassettes / model_dir_name(model)))
-        return await _record_locked(suite, gateway, options, progress)
+        return await _record_locked(suite, gateway, options, progress, sleep)
 
 
 async def _record_locked(
-    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None
+    suite: Suite, gateway: Gateway, options: RecordOptions, progress: Progress | None, sleep: Sleep | None
 ) -> RecordOutcome:
     writer = _Writer()
     async with _link(gateway, options) as link:
@@ -475,6 +492,7 @@ async def _record_locked(
             suite=suite,
             options=options,
             progress=progress or Progress(),
+            sleep=sleep,
         )
         queue = _queue(session)
         jobs = [functools.partial(session.record_case, model, run, case) for model, run, case in queue]

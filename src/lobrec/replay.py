@@ -46,6 +46,7 @@ from lobrec.cassette.manifest import (
 )
 from lobrec.core.results import CaseResult, ModelResult, RunResult
 from lobrec.core.suite import Case, Suite
+from lobrec.defaults import DEFAULT_CASSETTES
 from lobrec.errors import CassetteError, VersionMismatch
 from lobrec.playback import ReplayExchange, open_for_replay
 from lobrec.run_result import assemble, by_model, entry, with_provenance
@@ -179,10 +180,26 @@ def open_cassette_folders(
     return models
 
 
-@dataclass(kw_only=True)
-class RescoreOutcome:
+@dataclass(frozen=True, kw_only=True)
+class RescoreOptions:
+    """What `rescore` re-judges, and how, as `RecordOptions` says it for `record`."""
+
+    cassettes: Path = Path(DEFAULT_CASSETTES)
+    """The folder of model cassette folders."""
+    jobs: int = 1
+    """Processes to spread the run folders over (`default_jobs()`: the CPUs); the same results for any."""
+    allow_newer_suite: bool = False
+    """Judge folders recorded with a newer suite version instead of raising `VersionMismatch`."""
+    against: Suite | None = None
+    """An older suite: also re-judge under it, and give the run a `suite_changes` section."""
+
+
+class RescoreOutcome(msgspec.Struct, frozen=True, kw_only=True):
+    """What `rescore` judged: the results, and each run folder as it was read. Frozen: a caller
+    that wants another run makes a copy (`msgspec.structs.replace`)."""
+
     run: RunResult
-    models: list[ReplayModel] = field(default_factory=list)
+    models: list[ReplayModel] = msgspec.field(default_factory=list)
 
 
 def default_jobs() -> int:
@@ -195,39 +212,34 @@ def default_jobs() -> int:
 
 async def rescore(
     suite: Suite,
-    root: Path,
+    options: RescoreOptions | str | os.PathLike[str],
     progress: Progress | None = None,
     jobs: int = 1,
     *,
     allow_newer_suite: bool = False,
 ) -> RescoreOutcome:
-    """Re-judge every model directory under `root` (`open_cassette_folders` applies the rules)."""
-    directories = model_directories(root)
-    return await rescore_directories(suite, directories, progress, jobs, allow_newer_suite=allow_newer_suite)
-
-
-async def rescore_against(
-    suite: Suite,
-    old: Suite,
-    root: Path,
-    progress: Progress | None = None,
-    jobs: int = 1,
-    *,
-    allow_newer_suite: bool = False,
-) -> RescoreOutcome:
-    """Re-judge under `suite` and under `old`; the run is `suite`'s with a `suite_changes` section.
-
-    Within a major version the cassettes serve both: a minor bump changes checks, not requests.
-    Judging with `old`, older than the recording, is the point here, so it is never refused.
-    """
+    """Re-judge every model folder under `options.cassettes` (`open_cassette_folders` applies the
+    rules), as `record(suite, gateway, options, progress)` records them. The older call,
+    `rescore(suite, root, progress, jobs, allow_newer_suite=...)`, still works: `jobs` and
+    `allow_newer_suite` are read only with a folder in place of the options."""
+    if not isinstance(options, RescoreOptions):
+        options = RescoreOptions(cassettes=Path(options), jobs=jobs, allow_newer_suite=allow_newer_suite)
+    directories = model_directories(options.cassettes)
+    outcome = await rescore_directories(
+        suite, directories, progress, options.jobs, allow_newer_suite=options.allow_newer_suite
+    )
+    if options.against is None:
+        return outcome
+    # Within a major version the cassettes serve both: a minor bump changes checks, not requests.
+    # Judging with `against`, older than the recording, is the point here, so it is never refused.
     from lobrec.core.suitechanges import suite_changes
-    from lobrec.core.suitediff import diff_suites
+    from lobrec.core.versioning import diff_suites
 
-    outcome = await rescore(suite, root, progress, jobs, allow_newer_suite=allow_newer_suite)
-    before = await rescore(old, root, None, jobs, allow_newer_suite=True)
-    changes = suite_changes(diff_suites(old, suite), before.run, outcome.run)
-    outcome.run = msgspec.structs.replace(outcome.run, suite_changes=changes)
-    return outcome
+    before = await rescore_directories(
+        options.against, directories, None, options.jobs, allow_newer_suite=True
+    )
+    changes = suite_changes(diff_suites(options.against, suite), before.run, outcome.run)
+    return msgspec.structs.replace(outcome, run=msgspec.structs.replace(outcome.run, suite_changes=changes))
 
 
 async def rescore_directories(

@@ -13,7 +13,7 @@ from typing import Protocol
 
 import msgspec
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.cassette.format import Manifest
 from lobrec.cassette.manifest import suite_fingerprint
 from lobrec.core.metrics import model_result

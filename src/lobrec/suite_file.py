@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lobrec.errors import ConfigError, SuiteError
+from lobrec.errors import ConfigError, LobrecError, SuiteError
 
 if TYPE_CHECKING:
     from lobrec.core.results import RunResult
@@ -131,6 +131,18 @@ def suite_label(path: str | Path | None = None) -> tuple[str, str]:
         return suite.name, suite.version
     name, version = found
     return name, version
+
+
+def shipped_suites() -> list[Suite]:
+    """The bundled suite and its kept versions (`suite/history/`), each that can be read: a broken
+    install lacks a version, and the steps that need it say which file to give (`--suite`)."""
+    suites = []
+    for path in [default_suite_path(), *sorted((suite_dir() / "history").glob("*.json"))]:
+        try:
+            suites.append(read_suite(path))
+        except LobrecError:
+            continue
+    return suites
 
 
 def load_suite(path: str | Path | None = None) -> Suite:

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from lobrec.audit import audit
 from lobrec.cassette.layout import model_dir_name
+from lobrec.cli._command import Command
 from lobrec.cli.audit import audit_command
 from lobrec.core.suite import Suite
 from lobrec.gateway import Gateway
@@ -33,9 +34,10 @@ GHP = "ghp_" + "x1Y2z3W4" * 5
 
 
 def app() -> typer.Typer:
-    """`lobrec audit` as the lead registers it: the command function on a typer app."""
+    """`lobrec audit` as lobrec registers it: the command function on a typer app, with the command
+    layer's class (`Command`, whose handler turns an error into its line and exit)."""
     application = typer.Typer()
-    application.command()(audit_command)
+    application.command(cls=Command)(audit_command)
     return application
 
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from lobrec.cli import Exit, app
 from lobrec.core.compare import compare
 from lobrec.core.results import Recording, RunResult, decode_results, encode_results
-from lobrec.core.suitediff import diff_suites
+from lobrec.core.versioning import diff_suites
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

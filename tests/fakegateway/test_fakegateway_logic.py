@@ -11,6 +11,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from lobrec.cli._command import Command
 from lobrec.cli.fake import fake_gateway_command
 from lobrec.core.suite import (
     CallStep,
@@ -707,7 +708,7 @@ def test_fake_gateway_refuses_a_remote_host_before_binding() -> None:
 
 def _cli() -> typer.Typer:
     app = typer.Typer()
-    app.command("fake-gateway")(fake_gateway_command)
+    app.command("fake-gateway", cls=Command)(fake_gateway_command)
     return app
 
 

@@ -22,7 +22,7 @@ from lobrec.core.suite import NoCallStep, Suite
 from lobrec.errors import ConfigError
 from lobrec.fakegateway import load_replies, start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.recording import RecordOptions, record_waiting_with
 from lobrec.replay import rescore
 from lobrec.reports.html import render_html
 from lobrec.reports.markdown import render_markdown
@@ -115,8 +115,8 @@ def runs(
     async def no_wait(seconds: float) -> None:
         return None
 
-    options = RecordOptions(models=MODELS, cassettes=cassettes, sleep=no_wait)
-    live = asyncio.run(record(suite, resolve_gateway(replies_gateway, {}), options)).run
+    options = RecordOptions(models=MODELS, cassettes=cassettes)
+    live = asyncio.run(record_waiting_with(no_wait, suite, resolve_gateway(replies_gateway, {}), options)).run
     replayed = asyncio.run(rescore(suite, cassettes)).run
     return suite, live, replayed
 
@@ -243,8 +243,8 @@ def test_the_corpus_groq_and_content_filter_replies_judge_the_same_live_and_repl
         async def no_wait(seconds: float) -> None:
             return None
 
-        options = RecordOptions(models=models, cassettes=tmp_path / "c", sleep=no_wait)
-        live = asyncio.run(record(suite, resolve_gateway(url, {}), options)).run
+        options = RecordOptions(models=models, cassettes=tmp_path / "c")
+        live = asyncio.run(record_waiting_with(no_wait, suite, resolve_gateway(url, {}), options)).run
     finally:
         stop_fake_gateway_process(process)
     replayed = asyncio.run(rescore(suite, tmp_path / "c")).run

@@ -2,11 +2,10 @@
 
 A cycle works until someone imports the modules in the other order, then fails with a half-built
 module (`ImportError: cannot import name ... (most likely due to a circular import)`). The graph is
-read from the source with `ast`, not by importing: an edge is an import that runs when the module
-is loaded (its top level, class bodies, `try` and `if` blocks), not one inside a function (run
-later, the accepted way to break a cycle) nor one under `if TYPE_CHECKING:` (never run).
-`tests/cli/test_cli_imports.py` is stricter for `lobrec.cli`: there even function-level imports
-count.
+read from the source with `ast`, not by importing: an edge is every import that can run, at the
+top level, in class bodies, `try` and `if` blocks, and inside functions too (an import moved into
+a function hides a cycle from the loader, not from the reader: the two modules still need each
+other). Only an import under `if TYPE_CHECKING:` (never run) is no edge.
 """
 
 from __future__ import annotations
@@ -37,22 +36,20 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _load_time_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that run when the module is loaded, in order."""
+def _run_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements that can run, in order: at load time or when a function is called."""
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
         elif isinstance(node, ast.If) and _is_type_checking(node.test):
-            yield from _load_time_imports(node.orelse)
+            yield from _run_imports(node.orelse)
         else:
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 for child in getattr(node, field, []):
                     if isinstance(child, ast.stmt):
-                        yield from _load_time_imports([child])
+                        yield from _run_imports([child])
                     elif isinstance(child, ast.excepthandler | ast.match_case):
-                        yield from _load_time_imports(child.body)
+                        yield from _run_imports(child.body)
 
 
 def _resolve(name: str, modules: Mapping[str, Path]) -> str | None:
@@ -63,10 +60,10 @@ def _resolve(name: str, modules: Mapping[str, Path]) -> str | None:
 
 
 def imports_of(module: str, path: Path, modules: Mapping[str, Path]) -> set[str]:
-    """The modules of the tree that `module` imports at load time."""
+    """The modules of the tree that `module` imports, at load time or in a function."""
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in _load_time_imports(ast.parse(path.read_text(encoding="utf-8")).body):
+    for node in _run_imports(ast.parse(path.read_text(encoding="utf-8")).body):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         else:
@@ -154,7 +151,7 @@ def test_lobrec_has_no_import_cycle() -> None:
     assert found == []
 
 
-def test_the_graph_sees_every_kind_of_load_time_import(tmp_path: Path) -> None:
+def test_the_graph_sees_every_kind_of_import_that_can_run(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)
     (package / "__init__.py").write_text("from pkg.a import A\n")
@@ -166,6 +163,7 @@ def test_the_graph_sees_every_kind_of_load_time_import(tmp_path: Path) -> None:
         "if TYPE_CHECKING:\n    from pkg import e\n"
         "class A:\n    from pkg.f import F\n"
         "def later():\n    from pkg import g\n"
+        "    if TYPE_CHECKING:\n        from pkg import e\n"
     )
     for name in ("b", "c", "e", "f", "g"):
         (package / f"{name}.py").write_text("")
@@ -174,7 +172,7 @@ def test_the_graph_sees_every_kind_of_load_time_import(tmp_path: Path) -> None:
     graph = import_graph(package, "pkg")
     assert graph == {
         "pkg": {"pkg.a"},
-        "pkg.a": {"pkg.b", "pkg.c", "pkg.sub.d", "pkg.f"},
+        "pkg.a": {"pkg.b", "pkg.c", "pkg.sub.d", "pkg.f", "pkg.g"},
         "pkg.b": set(),
         "pkg.c": set(),
         "pkg.e": set(),

@@ -12,8 +12,8 @@ import pytest
 from rich.console import Console
 
 from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
-from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
+from lobrec.core.runs import run_cases
 from lobrec.reports import terminal
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.view import ReportView, report_view

@@ -14,7 +14,7 @@ import pytest
 from lobrec.core.results import CaseResult
 from lobrec.core.runs import runs_of
 from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.recording import RecordOptions, record_waiting_with
 from lobrec.runner import no_sleep
 from lobrec.suite_file import load_suite
 from tests.support.faults import whole_suite_gateway, whole_suite_path
@@ -36,9 +36,11 @@ def test_the_spend_ends_within_one_case_of_the_cap_at_concurrency_16(
     suite = load_suite(gateway.suite_path)
     # What a case costs here: the first case of the suite recorded alone.
     probe = RecordOptions(
-        models=["fixture/oracle"], cassettes=tmp_path / "probe", case_ids=[suite.cases[0].id], sleep=no_sleep
+        models=["fixture/oracle"], cassettes=tmp_path / "probe", case_ids=[suite.cases[0].id]
     )
-    priced = asyncio.run(record(suite, Gateway(base_url=gateway.url, api_key=None), probe))
+    priced = asyncio.run(
+        record_waiting_with(no_sleep, suite, Gateway(base_url=gateway.url, api_key=None), probe)
+    )
     cap = cases_worth * priced.spent_usd
     assert cap > 0, "the fake gateway prices its answers"
 
@@ -47,9 +49,10 @@ def test_the_spend_ends_within_one_case_of_the_cap_at_concurrency_16(
         cassettes=tmp_path / "cassettes",
         concurrency=16,
         max_cost_usd=cap,
-        sleep=no_sleep,
     )
-    outcome = asyncio.run(record(suite, Gateway(base_url=gateway.url, api_key=None), options))
+    outcome = asyncio.run(
+        record_waiting_with(no_sleep, suite, Gateway(base_url=gateway.url, api_key=None), options)
+    )
     recorded = [
         case
         for model in outcome.run.models

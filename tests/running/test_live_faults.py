@@ -22,7 +22,7 @@ from lobrec.cassette.format import load_cassette_file
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.gateway import Gateway
 from lobrec.live import MAX_REPLY_BYTES
-from lobrec.recording import RecordOptions, RecordOutcome, record
+from lobrec.recording import RecordOptions, RecordOutcome, record_waiting_with
 from lobrec.replay import rescore
 from lobrec.runner import RetryPolicy
 from lobrec.suite_file import load_suite
@@ -237,10 +237,9 @@ def record_one(
         cassettes=cassettes,
         case_ids=[row.case],
         policy=RetryPolicy(timeout_s=TIMEOUT_S),
-        sleep=sleep,
         max_reply_bytes=row.max_reply_bytes,
     )
-    return asyncio.run(record(load_suite(suite_path), gateway, options)), slept
+    return asyncio.run(record_waiting_with(sleep, load_suite(suite_path), gateway, options)), slept
 
 
 def the_case(outcome: RecordOutcome, case_id: str) -> CaseResult:

@@ -21,7 +21,7 @@ from lobrec.cli import Exit, app
 from lobrec.core.results import decode_results, encode_results
 from lobrec.core.suite import CallStep, Eq, Message, Suite, decode_suite, encode_suite
 from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.recording import RecordOptions, record, record_waiting_with
 from lobrec.replay import rescore
 from lobrec.runner import Progress
 
@@ -248,8 +248,10 @@ def test_replay_is_offline_and_never_sleeps(
     async def no_wait(seconds: float) -> None:
         return None
 
-    options = RecordOptions(models=[MODEL], cassettes=tmp_path / "cassettes", sleep=no_wait)
-    live = asyncio.run(record(suite, resolve_gateway(fake_gateway.url, {}), options)).run
+    options = RecordOptions(models=[MODEL], cassettes=tmp_path / "cassettes")
+    live = asyncio.run(
+        record_waiting_with(no_wait, suite, resolve_gateway(fake_gateway.url, {}), options)
+    ).run
 
     slept: list[float] = []
 

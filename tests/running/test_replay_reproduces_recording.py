@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from lobrec.core.results import RunResult
 from lobrec.core.runs import runs_of
 from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, plan, record
+from lobrec.recording import RecordOptions, plan, record_waiting_with
 from lobrec.replay import rescore
 from lobrec.runner import RetryPolicy, no_sleep
 from lobrec.suite_file import load_suite
@@ -81,9 +81,9 @@ def test_rescore_gives_what_record_gave(
             concurrency=shape["concurrency"],
             repeat=shape["repeat"],
             policy=RetryPolicy(timeout_s=shape["timeout"], delays_s=shape["delays"]),
-            sleep=no_sleep,
         )
-        recorded = asyncio.run(record(suite, Gateway(base_url=gateway.url, api_key=None), options))
+        live = Gateway(base_url=gateway.url, api_key=None)
+        recorded = asyncio.run(record_waiting_with(no_sleep, suite, live, options))
         replayed = asyncio.run(rescore(suite, folder))
         assert outcomes(replayed.run) == outcomes(recorded.run)
 

@@ -15,7 +15,7 @@ import pytest
 
 from lobrec.core.results import CaseResult, encode_results
 from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.recording import RecordOptions, record_waiting_with
 from lobrec.replay import rescore
 from lobrec.runner import RetryPolicy
 from lobrec.suite_file import load_suite
@@ -68,10 +68,10 @@ def run_record(gateway_url: str, suite_path: Path, cassettes: Path, sleeps: list
         case_ids=["sel-01"],
         concurrency=4,
         policy=RetryPolicy(timeout_s=0.5),
-        sleep=sleep,
         max_reply_bytes=1024 * 1024,
     )
-    return asyncio.run(record(load_suite(suite_path), resolve_gateway(gateway_url, {}), options))
+    gateway = resolve_gateway(gateway_url, {})
+    return asyncio.run(record_waiting_with(sleep, load_suite(suite_path), gateway, options))
 
 
 def case_result(run: Any, case_id: str) -> CaseResult:

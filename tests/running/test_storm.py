@@ -26,7 +26,7 @@ from lobrec.core.results import CaseResult
 from lobrec.core.suite import Suite
 from lobrec.fakegateway import locate
 from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, RecordOutcome, record
+from lobrec.recording import RecordOptions, RecordOutcome, record_waiting_with
 from lobrec.runner import Progress
 from tests.support.faults import GatewayProcess
 
@@ -94,8 +94,9 @@ def storm(whole_suite_gateway: GatewayProcess, tmp_path_factory: pytest.TempPath
 
     cassettes = tmp_path_factory.mktemp("storm") / "cassettes"
     progress = InFlight()
-    options = RecordOptions(models=[MODEL], cassettes=cassettes, concurrency=CONCURRENCY, sleep=sleep)
-    outcome = asyncio.run(record(suite, Gateway(base_url=gateway.url, api_key=None), options, progress))
+    options = RecordOptions(models=[MODEL], cassettes=cassettes, concurrency=CONCURRENCY)
+    gateway_ = Gateway(base_url=gateway.url, api_key=None)
+    outcome = asyncio.run(record_waiting_with(sleep, suite, gateway_, options, progress))
     log = gateway.log()
     gateway.reset()
     return Storm(suite, cassettes, outcome, log, slept, progress.peak)

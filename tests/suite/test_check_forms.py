@@ -214,7 +214,7 @@ def test_other_date_accepts_the_day_and_rejects_another_day_of_its_month(day: dt
             assert not check.search(f"Due {text}."), (day, text)
 
 
-@settings(max_examples=60, deadline=None)
+@costly(2)
 @given(
     day=st.dates(dt.date(2026, 1, 1), dt.date(2027, 12, 31)),
     month=st.integers(1, 12),
@@ -245,7 +245,7 @@ CROSSING = {
 }
 
 
-@settings(max_examples=60, deadline=None)
+@costly(2)
 @given(
     minute=st.integers(0, 1439),
     abbreviation=st.sampled_from(sorted(CROSSING)),

@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from lobrec.cli import app
 from lobrec.core.results import decode_results, encode_results
 from lobrec.core.suite import Suite, encode_suite
-from lobrec.replay import rescore_against
+from lobrec.replay import RescoreOptions, rescore
 from lobrec.suite_file import load_suite
 from tests.support.scriptfiles import load_script
 
@@ -57,7 +57,9 @@ def test_the_comparison_is_the_committed_one(pair: str) -> None:
 @pytest.mark.parametrize("pair", PAIRS)
 def test_the_fixture_cassettes_rescore_under_the_new_suite_without_re_recording(pair: str) -> None:
     old, new = _script().PAIRS[pair]
-    outcome = asyncio.run(rescore_against(load_suite(new), load_suite(old), CASSETTES))
+    outcome = asyncio.run(
+        rescore(load_suite(new), RescoreOptions(cassettes=CASSETTES, against=load_suite(old)))
+    )
     assert outcome.run.suite_changes is not None
     assert outcome.run.suite_changes.request_changed == []
     assert outcome.run.suite_changes.required_bump == "minor"
@@ -87,7 +89,8 @@ def tightened() -> Suite:
 
 
 def test_a_tightened_check_flips_exactly_its_case(tightened: Suite) -> None:
-    changes = asyncio.run(rescore_against(tightened, load_suite(OLD), CASSETTES)).run.suite_changes
+    options = RescoreOptions(cassettes=CASSETTES, against=load_suite(OLD))
+    changes = asyncio.run(rescore(tightened, options)).run.suite_changes
     assert changes is not None
     assert changes.checks_changed == ["sel-01"] and changes.required_bump == "minor"
     by_model = {model.model: model for model in changes.models}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typer
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.cli._command import Command
 from lobrec.cli._exits import Exit
 from lobrec.cli._output import echo, fail, fit_terminal

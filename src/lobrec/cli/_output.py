@@ -67,14 +67,6 @@ def fail(message: str, code: Exit = Exit.BAD_INPUT) -> typer.Exit:
     return typer.Exit(code)
 
 
-def failed(exc: Exception) -> typer.Exit:
-    """A library error as one line and its exit: a folder a `lobrec record` is still writing is
-    incomplete for now (4, as a rescore with stale cases), any other error is bad input (2)."""
-    from lobrec.errors import RecordInProgress
-
-    return fail(str(exc), Exit.INCOMPLETE if isinstance(exc, RecordInProgress) else Exit.BAD_INPUT)
-
-
 def shell_command(*words: str) -> str:
     """A command line a user can paste: every word shell-quoted (a model name cannot run code)."""
     import shlex

@@ -9,12 +9,11 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
 from lobrec.cli._advice import errored_summary
 from lobrec.cli._gates import allowance, check_gates
 from lobrec.cli._output import fail, say
 from lobrec.cli._running import interruptible_reports
+from lobrec.errors import LobrecError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -104,18 +103,14 @@ def _utf8(text: str | bytes) -> bytes:
 def append_report(target: str, text: str | bytes) -> None:
     """Add a report to the end of a file, or write it to stdout for `-`: a CI job summary
     (`$GITHUB_STEP_SUMMARY`) holds what earlier steps wrote (`lobrec.files.append_output`)."""
-    from lobrec.errors import LobrecError
     from lobrec.files import append_output
 
     if target == "-":
         write_report(target, text)
         return
     if _real_folder(Path(target)):
-        raise fail(_folder_problem("--summary", target))
-    try:
-        append_output(Path(target), _utf8(text), LobrecError)
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
+        raise LobrecError(_folder_problem("--summary", target))
+    append_output(Path(target), _utf8(text), LobrecError)
 
 
 def write_report(
@@ -134,19 +129,12 @@ def write_report(
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
-    from lobrec.errors import LobrecError
-    from lobrec.files import check_output, write_atomic
+    from lobrec.files import write_output
 
     path = Path(target)
     if _real_folder(path):
-        raise fail(_folder_problem(option, target, example, origin))
-    try:
-        check_output(path, LobrecError)
-        write_atomic(path, data)  # a kill mid-write leaves no half report
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(f"{target}: cannot write the report: {exc.strerror or exc}") from None
+        raise LobrecError(_folder_problem(option, target, example, origin))
+    write_output(path, data, LobrecError)
 
 
 def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str | bytes]]:
@@ -212,7 +200,7 @@ def emit_reports(
     from lobrec.reports.terminal import render_leaderboard
 
     renderers = _renderers(run, suite)
-    failed: typer.Exit | None = None
+    failed: list[LobrecError] = []
     for name, target in targets.items():
         if target:
             # One report that cannot be built or written is named, and the others are still
@@ -223,16 +211,16 @@ def emit_reports(
                     append_report(target, renderers[name]())
                 else:
                     write_report(target, renderers[name](), f"--{name}", origin=(origins or {}).get(name))
-            except typer.Exit as exc:
-                failed = exc
+            except LobrecError as exc:
+                failed.append(exc)
             except (ValueError, OverflowError, RecursionError) as exc:
-                failed = fail(f"{target}: cannot build the report: {type(exc).__name__}: {exc}")
+                failed.append(LobrecError(f"{target}: cannot build the report: {type(exc).__name__}: {exc}"))
     board = run if leaderboard is True else leaderboard
     if board is not False:
         console = report_console(stderr="-" in targets.values())
         render_leaderboard(board, console, partial=partial, by_group=by_group)
-    if failed is not None:
-        raise failed
+    if failed:  # the command's handler says each, one line apiece
+        raise ExceptionGroup("reports that could not be written", failed)
 
 
 def check_outputs(outputs: Outputs) -> None:
@@ -269,7 +257,7 @@ def report_run(
                 origins=outputs.origins,
                 leaderboard=False if quiet or not terminal.models else terminal,
             )
-        except typer.Exit:
+        except (ExceptionGroup, LobrecError):  # the handler says which report; the summary still tells
             job_summary(run, suite, outputs)(["a report could not be written (see the command's output)"])
             raise
     errored = errored_summary(terminal)

@@ -26,13 +26,9 @@ def in_force(**given: Any) -> Resolved:
     (None or [] for not given) over LOBSTACK_BASE_URL over the configuration file over the
     built-in defaults; a bad file is a one-line error naming it and its key. Each note (a file
     another user owns, passed over) is said once, in one line on stderr."""
-    from lobrec.errors import LobrecError
     from lobrec.settings import resolve
 
-    try:
-        conf = resolve(given)
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
+    conf = resolve(given)
     for note in conf.notes:
         say(note)
     return conf

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from lobrec.cli._output import failed, say
+from lobrec.cli._output import say
 
 FINDINGS_EXIT = 1
 """Like a linter: 1 means "look at what was printed"."""
@@ -37,14 +37,10 @@ def audit_command(
     manifest of another major suite version) and exits 1 when there is any, 0 when there is none.
     """
     from lobrec.audit import audit
-    from lobrec.errors import LobrecError
     from lobrec.gateway import KEY_ENV
 
-    try:
-        version = _suite_version(suite_path)
-        findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),), suite_version=version)
-    except LobrecError as exc:
-        raise failed(exc) from None
+    version = _suite_version(suite_path)
+    findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),), suite_version=version)
     for finding in findings:
         say(str(finding), output=True)
     if findings:

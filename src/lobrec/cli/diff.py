@@ -14,7 +14,6 @@ import typer
 
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import SuitePath, also_write
-from lobrec.cli._output import failed
 from lobrec.cli._reports import one_stdout, report_console, write_report
 
 
@@ -56,16 +55,12 @@ def diff_command(
     from lobrec.core.compare import compare
     from lobrec.core.tiers import with_resolution
     from lobrec.diff_side import load_side
-    from lobrec.errors import LobrecError
     from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 
     one_stdout({"markdown": markdown_out, "html": html_out})
-    try:
-        side_a = load_side(a, suite_path, model, allow_newer_suite)
-        side_b = load_side(b, suite_path, model, allow_newer_suite)
-        comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
-    except LobrecError as exc:
-        raise failed(exc) from None
+    side_a = load_side(a, suite_path, model, allow_newer_suite)
+    side_b = load_side(b, suite_path, model, allow_newer_suite)
+    comparison = with_resolution(compare(side_a, side_b), side_a, side_b)
     if markdown_out:
         write_report(markdown_out, render_diff_markdown(comparison), "--markdown", example="diff.md")
     if html_out:

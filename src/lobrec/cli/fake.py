@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lobrec.cli._command import Command
-from lobrec.cli._output import fail, say
-from lobrec.errors import ConfigError, LobrecError
+from lobrec.cli._output import say
+from lobrec.errors import ConfigError
 
 if TYPE_CHECKING:
     from typer import _click as click
@@ -110,31 +110,25 @@ def fake_gateway_command(
     from lobrec.fakegateway import FakeGateway, is_loopback, load_replies
     from lobrec.suite_file import read_suite
 
-    try:
-        if not allow_remote and not is_loopback(host):
-            raise ConfigError(
-                f"refusing to listen on {host}, which is not a loopback address; "
-                "pass --allow-remote to serve other machines"
-            )
-        served = load_replies(replies) if replies is not None else {}
-        gateway = FakeGateway(
-            read_suite(suite),
-            host,
-            port,
-            latency_ms,
-            allow_remote=allow_remote,
-            replies=served,
-            rate_limit=rate_limit,
-            rate_limit_burst=rate_limit_burst,
-            rate_limit_per_model=rate_limit_per_model,
-            require_key=require_key,
+    if not allow_remote and not is_loopback(host):
+        raise ConfigError(
+            f"refusing to listen on {host}, which is not a loopback address; "
+            "pass --allow-remote to serve other machines"
         )
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
-    try:
-        gateway.bind()
-    except OSError as exc:
-        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    served = load_replies(replies) if replies is not None else {}
+    gateway = FakeGateway(
+        read_suite(suite),
+        host,
+        port,
+        latency_ms,
+        allow_remote=allow_remote,
+        replies=served,
+        rate_limit=rate_limit,
+        rate_limit_burst=rate_limit_burst,
+        rate_limit_per_model=rate_limit_per_model,
+        require_key=require_key,
+    )
+    gateway.bind()
     say(f"fake gateway listening on {gateway.url}", output=True)
     _stop_on_sigterm()
     with contextlib.suppress(KeyboardInterrupt):

@@ -26,16 +26,9 @@ def known_suites(given: list[Path]) -> list[tuple[str, Suite]]:
     """(fingerprint, suite) for every suite text lobrec can use: `--suite` files first, then the
     bundled suite and its kept versions. A `--suite` file that cannot be read is an error."""
     from lobrec.cassette.manifest import suite_fingerprint
-    from lobrec.errors import LobrecError
-    from lobrec.suite_file import read_suite, suite_dir
+    from lobrec.suite_file import read_suite, shipped_suites
 
-    suites = [read_suite(path) for path in given]
-    shipped = [suite_dir() / "suite.json", *sorted((suite_dir() / "history").glob("*.json"))]
-    for path in shipped:
-        try:
-            suites.append(read_suite(path))
-        except LobrecError:  # a broken install lacks a version: its steps say which file to give
-            continue
+    suites = [*(read_suite(path) for path in given), *shipped_suites()]
     return [(suite_fingerprint(suite), suite) for suite in suites]
 
 
@@ -68,7 +61,6 @@ def history_command(
     did not change are compared.
     """
     from lobrec.core.history import build_history
-    from lobrec.errors import LobrecError
     from lobrec.reports.history import (
         encode_history,
         render_history,
@@ -80,11 +72,8 @@ def history_command(
     one_stdout({"markdown": markdown_out, "html": html_out, "json": json_out})
     if len(files) < 2:
         raise fail(f"{files[0]}: history needs two results files or more, oldest first")
-    try:
-        runs = [read_results(path) for path in files]
-        suites = known_suites(suite_paths) if suite_paths or _needs_suites(runs) else []
-    except LobrecError as exc:
-        raise fail(str(exc)) from None
+    runs = [read_results(path) for path in files]
+    suites = known_suites(suite_paths) if suite_paths or _needs_suites(runs) else []
     history = build_history([(str(path), run) for path, run in zip(files, runs, strict=True)], suites)
     if markdown_out:
         write_report(markdown_out, render_history_markdown(history), "--markdown", example="history.md")

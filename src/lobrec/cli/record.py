@@ -11,7 +11,7 @@ import typer
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, failed, os_error_line, say
+from lobrec.cli._output import fail, say
 from lobrec.cli._reports import check_outputs, check_report_targets, gate_run, job_summary, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force, parse_delays
@@ -158,6 +158,7 @@ def record_command(
         return
     suite, outcome = recorded
     unanswered = _never_answered(outcome, folders, conf["base_url"], suite_path, case, flags)
+    outcome = _said(outcome, unanswered)
     if unanswered:  # the commands below name only the models that answered
         model = [name for name in model if name not in unanswered]
         resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
@@ -184,6 +185,12 @@ def _without(run: RunRes, names: list[str]) -> RunRes:
     if not names:
         return run
     return msgspec.structs.replace(run, models=[model for model in run.models if model.model not in names])
+
+
+def _said(outcome: RecordOutcome, unanswered: list[str]) -> RecordOutcome:
+    """The outcome less the stop reasons of the models that never answered (their line said it)."""
+    stopped = {name: why for name, why in outcome.stopped.items() if name not in unanswered}
+    return msgspec.structs.replace(outcome, stopped=stopped)
 
 
 def _never_answered(
@@ -213,7 +220,6 @@ def _never_answered(
 
     for model in dead:
         say(unanswered_line(model, command, url, folders))
-        outcome.stopped.pop(model.model, None)
     return [model.model for model in dead]
 
 
@@ -310,9 +316,8 @@ def _record(
     dry_run: bool,
 ) -> tuple[Suite, RecordOutcome] | None:
     """Load the suite and record it (None for `--dry-run`, which only says what it would send);
-    every failure is one line and its exit code."""
+    an error is raised (the command's handler says it), an interrupt is one line and exit 130."""
     from lobrec.dry_run import dry_run_lines
-    from lobrec.errors import LobrecError
     from lobrec.gateway import resolve_gateway
     from lobrec.progress import RunProgress
     from lobrec.recording import record as record_run
@@ -329,11 +334,7 @@ def _record(
         _say_replaced(suite, options, resume)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
-        outcome.run = with_suite_source(outcome.run, suite_path)
-    except LobrecError as exc:
-        raise failed(exc) from None
-    except OSError as exc:
-        raise fail(os_error_line(exc)) from None
+        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED

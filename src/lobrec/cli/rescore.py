@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import typer
 
 from lobrec.cli._advice import resume_command
 from lobrec.cli._exits import Exit
 from lobrec.cli._options import OUTPUTS, AllowNewerSuite, GroupOption, Outputs, SuitePath, with_outputs
-from lobrec.cli._output import fail, failed, say
+from lobrec.cli._output import fail, say
 from lobrec.cli._reports import check_outputs, gate_run, report_run
 from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
@@ -104,31 +105,25 @@ def _rescore(
     allow_newer_suite: bool,
     jobs: int | None,
 ) -> tuple[Suite, RescoreOutcome]:
-    """Load the suite (and `--against`'s) and re-judge every model folder; every failure is one line
-    and its exit code."""
-    from lobrec.errors import LobrecError
+    """Load the suite (and `--against`'s) and re-judge every model folder; an error is raised (the
+    command's handler says it), an interrupt is one line and exit 130."""
     from lobrec.progress import RunProgress
-    from lobrec.replay import default_jobs, rescore_against
+    from lobrec.replay import RescoreOptions, default_jobs
     from lobrec.replay import rescore as rescore_run
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:
         suite = only_groups(load_suite(suite_path), group)
         old = load_suite(against) if against is not None else None
-        processes = jobs or default_jobs()
+        options = RescoreOptions(
+            cassettes=cassettes_dir,
+            jobs=jobs or default_jobs(),
+            allow_newer_suite=allow_newer_suite,
+            against=old,
+        )
         with RunProgress("rescoring", total=None, spending=False) as progress:
-            if old is None:
-                rescoring = rescore_run(
-                    suite, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
-                )
-            else:
-                rescoring = rescore_against(
-                    suite, old, cassettes_dir, progress, jobs=processes, allow_newer_suite=allow_newer_suite
-                )
-            outcome = run_async(rescoring)
-        outcome.run = with_suite_source(outcome.run, suite_path)
-    except LobrecError as exc:
-        raise failed(exc) from None
+            outcome = run_async(rescore_run(suite, options, progress))
+        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome

@@ -36,13 +36,9 @@ REQUEST_WIDTH = 60
 
 
 def _load(path: Path | None) -> Suite:
-    from lobrec.errors import SuiteError
     from lobrec.suite_file import read_suite
 
-    try:
-        return read_suite(path)
-    except SuiteError as exc:
-        raise fail(str(exc)) from None
+    return read_suite(path)
 
 
 @suite_app.command("check", cls=Command)
@@ -63,7 +59,7 @@ def check(
     when the version is not the bump the changes need.
     """
     from lobrec.core.suitecheck import check_suite, summary
-    from lobrec.core.suitediff import bump_problem, diff_suites
+    from lobrec.core.versioning import bump_problem, diff_suites
 
     suite = _load(path)
     if against is not None:  # first: which rules apply (wrong answers from 1.1.0) hangs on the version
@@ -87,7 +83,7 @@ def diff(
 
     Each change from OLD to NEW is classified, and the version bump the changes need is named.
     """
-    from lobrec.core.suitediff import bump_problem, diff_suites
+    from lobrec.core.versioning import bump_problem, diff_suites
 
     result = diff_suites(_load(old), _load(new))
     say(format_diff(result), output=True)

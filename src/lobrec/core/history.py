@@ -33,7 +33,7 @@ from lobrec.core.compare import Comparison, compare
 from lobrec.core.results import ModelResult, Record, RunResult, SuiteRef
 from lobrec.core.runs import runs_of
 from lobrec.core.suite import Suite
-from lobrec.core.suitediff import Kind, diff_suites
+from lobrec.core.versioning import Kind, diff_suites
 
 Provenance = Literal["rescored", "recorded", "unknown"]
 Verdict = Literal["better", "worse", "none"]

@@ -319,13 +319,6 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
     )
 
 
-def run_cases(model: ModelResult) -> list[list[CaseResult]]:
-    """Each run's cases, run 1 first: `runs_of(model).run_cases()`, for callers not yet on the view."""
-    from lobrec.core.runs import runs_of  # runs builds on this module: imported when called
-
-    return runs_of(model).run_cases()
-
-
 __all__ = [
     "CaseVerdict",
     "ScoredVerdict",
@@ -338,7 +331,6 @@ __all__ = [
     "metric_spreads",
     "pass_at_k",
     "pass_hat_k",
-    "run_cases",
     "run_outcome",
     "run_verdict",
     "scored_verdict",

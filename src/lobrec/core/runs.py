@@ -116,4 +116,9 @@ def runs_of(model: ModelResult) -> ModelRuns:
     )
 
 
-__all__ = ["ModelRun", "ModelRuns", "runs_of"]
+def run_cases(model: ModelResult) -> list[list[CaseResult]]:
+    """Each run's cases, run 1 first: `runs_of(model).run_cases()`, for callers not yet on the view."""
+    return runs_of(model).run_cases()
+
+
+__all__ = ["ModelRun", "ModelRuns", "run_cases", "runs_of"]

@@ -1,4 +1,6 @@
-"""What a suite change did to the scores: the same cassettes judged under OLD and NEW, side by side.
+"""What a suite change did to the scores (the results' `suite_changes` section, `rescore
+--against`): the same cassettes judged under OLD and NEW, side by side. What changed in the suite
+files themselves, and the bump it needs, is `versioning`.
 
 Re-judging across a minor version needs no re-recording: the checks change, the requests do not
 (a case whose request changed is stale under NEW and left out). So per model the comparison is the
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from lobrec.core.compare import metric_deltas
 from lobrec.core.results import ModelResult, ModelSuiteChange, RateChange, RunResult, SuiteChanges, SuiteRef
-from lobrec.core.suitediff import SuiteDiff
+from lobrec.core.versioning import SuiteDiff
 
 
 def _passed(model: ModelResult) -> dict[str, bool]:

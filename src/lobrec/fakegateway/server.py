@@ -350,10 +350,15 @@ class FakeGateway:
     # -- lifecycle --
 
     def bind(self) -> FakeGateway:
-        """Open the listening socket (port 0 becomes a real port); raises OSError if it cannot."""
+        """Open the listening socket (port 0 becomes a real port); a ConfigError naming the address
+        if it cannot (a port taken, an address this machine lacks)."""
         if self._server is None:
             self._stopping.clear()
-            self._server = _Server((self.host, self.port), self)
+            try:
+                self._server = _Server((self.host, self.port), self)
+            except OSError as exc:
+                why = exc.strerror or exc
+                raise ConfigError(f"cannot listen on {self.host}:{self.port}: {why}") from None
             self.port = self._server.server_address[1]
         return self
 

@@ -26,7 +26,7 @@ from lobrec.core.words import counted
 from lobrec.reports._format import Change, change
 from lobrec.reports._text import printable
 from lobrec.reports.insight import resolution_sentence
-from lobrec.reports.markdown import md, table
+from lobrec.reports.markdown_syntax import md, table
 
 _LIST_LIMIT = 20
 """How many case ids a terminal list names before it says how many more; files list all."""

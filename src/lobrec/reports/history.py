@@ -23,7 +23,7 @@ from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, GLOSSARY, change, percent
 from lobrec.reports._text import printable
-from lobrec.reports.markdown import md, table
+from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.terminal import pack_phrases
 
 ARROWS = {"better": "▲", "worse": "▼"}

@@ -1,5 +1,6 @@
-"""What a case's cell in the HTML report holds: its status, and the drill-down's steps shaped for
-`templates/_panel.html.j2` (which checks failed, what each call got wrong, where a chain stopped).
+"""What a case's cell in the HTML report holds: its status, and its drill-down (`Panel`: which
+checks failed, what each call got wrong, where a chain stopped), which `html_celldata` packs as
+data for the page's script (`static/cells.js`) to lay out when the cell is opened.
 
 Pure data: no markup here; the templates escape everything.
 """

@@ -23,9 +23,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from jinja2.ext import Extension
 from markupsafe import Markup
 
-from lobrec import __version__
+from lobrec._version import __version__
 from lobrec.reports._text import printable
-from lobrec.reports.markdown import no_pings
+from lobrec.reports.markdown_syntax import no_pings
 
 CSP = Markup("default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:")
 """The pages' policy: nothing loads from the network; styles and scripts are inline."""

@@ -1,11 +1,7 @@
 """The Markdown report: the leaderboard as a GitHub table, for a README or a pull-request comment.
 
-Names from a results file are escaped for Markdown: a `|` would end a table cell, a newline would
-end the row, and `*`, `_`, `<`, `[` and friends would format or link. Each is backslash-escaped
-(CommonMark allows that for any ASCII punctuation) after `printable` has spelled out control
-characters, so a name renders exactly as it was written. `$` is escaped too: GitHub reads
-`$...$` as inline math, and costs are full of dollars. An `@name` or `#12` from outside would ping
-that user or cross-reference that issue where the report is posted: `no_pings` stops both.
+Names from a results file are escaped for Markdown (`markdown_syntax.md`: literal text that pings
+nobody), so a name renders exactly as it was written.
 
 Every list is written in full (a results file may be read by nobody else): the failing and errored
 cases per model, the cases to re-record, the unpriced calls counted. Nothing depends on the clock
@@ -14,42 +10,13 @@ or the machine, so the same results give the same bytes.
 
 from __future__ import annotations
 
-import re
-
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.results import Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
-from lobrec.reports._text import printable
+from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
-
-_SPECIAL = frozenset("\\`*_[]<>|~#!&$")
-
-
-def md(text: str) -> str:
-    """`text` as literal Markdown inline text, safe inside a table cell, that pings nobody."""
-    return no_pings("".join("\\" + char if char in _SPECIAL else char for char in printable(text)))
-
-
-_REFERENCE = re.compile(r"((?<!\w)@|(?<!&)#)(?=\w)")
-
-
-def no_pings(text: str) -> str:
-    """Escaped `text` with a zero-width space (`&#8203;`) after every `@` or `#` before a word (an
-    `@` right after a letter or digit, as in `a@b.c` or `pass@3`, is no mention and stays):
-    GitHub links `@name` (a mention, which notifies) and `#12` (a cross-reference) on the rendered
-    text, after backslash escapes are gone, so only a character between them stops it (as Renovate
-    does in the pull requests it writes). The page shows `@name` as it was. A `#` right after `&`
-    begins an HTML character reference (`&#x27;`), never a reference to an issue."""
-    return _REFERENCE.sub(lambda found: found.group(1) + "&#8203;", text)
-
-
-def table(header: list[str], rows: list[list[str]], *, left: tuple[int, ...] = (0,)) -> str:
-    """A GitHub table; cells must already be escaped. Columns not in `left` (numbers) align right."""
-    align = [":---" if index in left else "---:" for index in range(len(header))]
-    lines = [header, align, *rows]
-    return "\n".join("| " + " | ".join(cells) + " |" for cells in lines)
 
 
 def leaderboard(run: RunResult) -> str:

@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from lobrec.core.compare import RATE_METRICS
 from lobrec.core.repeats import case_verdict
-from lobrec.core.repeats import run_cases as run_cases
 from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunOutcome, RunResult
 from lobrec.core.runs import ModelRuns, runs_of
+from lobrec.core.runs import run_cases as run_cases
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, fixed, percent, points, rate_counts
 from lobrec.reports.leaderboard import LEADERBOARD, Column

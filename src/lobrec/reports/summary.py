@@ -26,7 +26,8 @@ from lobrec.reports._format import group_label, percent, rate_counts
 from lobrec.reports.caseview import CaseOverRuns, ModelCases, cases_view
 from lobrec.reports.export import step_reasons
 from lobrec.reports.html_page import render_template
-from lobrec.reports.markdown import interval, md, table
+from lobrec.reports.markdown import interval
+from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.repeats import run_verdicts
 from lobrec.reports.view import ModelView, ReportView, report_view, verdict_labels
 

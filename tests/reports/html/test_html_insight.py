@@ -12,8 +12,8 @@ import msgspec
 import pytest
 
 from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
-from lobrec.core.repeats import run_cases
 from lobrec.core.results import RunResult, decode_results
+from lobrec.core.runs import run_cases
 from lobrec.reports.html import render_html
 from lobrec.reports.insight import resolution_sentence
 from lobrec.suite_file import load_suite

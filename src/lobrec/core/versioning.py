@@ -1,4 +1,6 @@
-"""Every change between two suite versions, classified by what it does to scores and cassettes.
+"""The suite's versioning rule: every change between two suite files, classified by what it does
+to scores and cassettes, and the version bump it needs (`suite diff`, `suite check --against`).
+What a change did to the scores of recorded runs is `suitechanges` (the results' `suite_changes`).
 
 The methodology's versioning rule is mechanical, so the bump a change needs is computed, not
 remembered: a case removed (or the suite renamed) needs a major version; a case added, a check
