@@ -257,7 +257,7 @@ def report_run(
                 origins=outputs.origins,
                 leaderboard=False if quiet or not terminal.models else terminal,
             )
-        except (ExceptionGroup, LobrecError):  # the handler says which report; the summary still tells
+        except ExceptionGroup:  # the handler says which report could not be written; the summary tells
             job_summary(run, suite, outputs)(["a report could not be written (see the command's output)"])
             raise
     errored = errored_summary(terminal)
