@@ -343,25 +343,41 @@ def merge(
     `cli` maps option names (`base_url`) to what was given, None or an empty list meaning not
     given; only the base URL has an environment variable.
     """
+    settings = {
+        name: _setting(name, default, cli.get(name), environ, file, file_path)
+        for name, default in DEFAULTS.items()
+    }
+    return Resolved(settings=settings, file=file_path)
+
+
+def _setting(
+    name: str,
+    default: Any,
+    given: Any,
+    environ: Mapping[str, str],
+    file: FileSettings | None,
+    file_path: str | None,
+) -> Setting:
+    """One setting from the first source that gives it: command line, environment, file, default."""
+    if given is not None and given != []:
+        return Setting(key=name, value=given, source="command line")
+    if name == "base_url" and environ.get(URL_ENV):
+        return Setting(key=name, value=environ[URL_ENV], source="environment", where=URL_ENV)
+    from_file = getattr(file, name) if file is not None else None
+    if from_file is not None:
+        return Setting(key=name, value=_file_value(name, from_file), source="file", where=file_path)
+    return Setting(key=name, value=default, source="default")
+
+
+def _file_value(name: str, from_file: Any) -> Any:
+    """A file's value as the option takes it: `max-errored` as text, `fail-under = "80%"` as a number."""
     from lobrec.core.gates import parse_score_percent
 
-    settings = {}
-    for name, default in DEFAULTS.items():
-        given = cli.get(name)
-        from_file = getattr(file, name) if file is not None else None
-        if given is not None and given != []:
-            setting = Setting(key=name, value=given, source="command line")
-        elif name == "base_url" and environ.get(URL_ENV):
-            setting = Setting(key=name, value=environ[URL_ENV], source="environment", where=URL_ENV)
-        elif from_file is not None:
-            value = str(from_file) if name == "max_errored" else from_file
-            if name == "fail_under" and isinstance(from_file, str):  # "80%", as the option takes it
-                value = parse_score_percent(from_file, "fail-under")
-            setting = Setting(key=name, value=value, source="file", where=file_path)
-        else:
-            setting = Setting(key=name, value=default, source="default")
-        settings[name] = setting
-    return Resolved(settings=settings, file=file_path)
+    if name == "max_errored":
+        return str(from_file)
+    if name == "fail_under" and isinstance(from_file, str):
+        return parse_score_percent(from_file, "fail-under")
+    return from_file
 
 
 def resolve(

@@ -48,25 +48,47 @@ def errored_summary(run: RunResult) -> list[str]:
     The reasons are in the results file too, but a user at a terminal must not have to open it to
     learn that the model name was misspelt or the port was wrong.
     """
+    return [line for model in run.models for line in _errored_lines(model)]
+
+
+def _errored_lines(model: ModelResult) -> list[str]:
+    """`model`'s lines: one per distinct reason, the reason most cases share first."""
+    by_reason = _errored_by_reason(model)
+    refused = _key_refused_reasons(model)
+    ordered = sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0]))
+    return [
+        f"{model.model}: {_cases_errored(ids)}: {reason}{_key_hint(reason in refused)}"
+        for reason, ids in ordered
+    ]
+
+
+def _key_refused_reasons(model: ModelResult) -> set[str]:
+    """The reasons of cases whose last request the gateway refused for the API key: their line
+    says where the key is read from."""
+    from lobrec.cli._unanswered import KEY_REFUSED
+
+    return {
+        case.reason or "no reason recorded"
+        for case in model.cases
+        if case.status == "errored" and case.api_calls and case.api_calls[-1].status in KEY_REFUSED
+    }
+
+
+def _cases_errored(ids: list[str]) -> str:
+    """`3 cases errored (a, b, c)`, naming at most SHOWN_IDS ids and counting the rest."""
+    shown = ", ".join(ids[:SHOWN_IDS])
+    more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
+    noun = "case" if len(ids) == 1 else "cases"
+    return f"{len(ids)} {noun} errored ({shown}{more})"
+
+
+def _key_hint(refused: bool) -> str:
+    """` (the key hint)` after a reason the gateway refused for the key, else nothing."""
     import os
 
-    from lobrec.cli._unanswered import KEY_REFUSED, key_hint
+    from lobrec.cli._unanswered import key_hint
 
-    lines = []
-    for model in run.models:
-        by_reason = _errored_by_reason(model)
-        refused = {
-            case.reason or "no reason recorded"
-            for case in model.cases
-            if case.status == "errored" and case.api_calls and case.api_calls[-1].status in KEY_REFUSED
-        }
-        for reason, ids in sorted(by_reason.items(), key=lambda item: (-len(item[1]), item[0])):
-            shown = ", ".join(ids[:SHOWN_IDS])
-            more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
-            noun = "case" if len(ids) == 1 else "cases"
-            hint = f" ({key_hint(os.environ)})" if reason in refused else ""
-            lines.append(f"{model.model}: {len(ids)} {noun} errored ({shown}{more}): {reason}{hint}")
-    return lines
+    return f" ({key_hint(os.environ)})" if refused else ""
 
 
 def _errored_by_reason(model: ModelResult) -> dict[str, list[str]]:

@@ -159,25 +159,50 @@ def record_command(
     suite, outcome = recorded
     unanswered = _never_answered(outcome, folders, conf["base_url"], suite_path, case, flags)
     outcome = _said(outcome, unanswered)
-    if unanswered:  # the commands below name only the models that answered
-        model = [name for name in model if name not in unanswered]
-        resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
+    model = _answered(model, unanswered)  # the commands below name only the models that answered
+    resume = resume_command(model, base_url, cassettes, suite_path, case, flags=flags)
     chosen = bool(case or group)  # part of the suite: the leaderboard says so
-    if missing or retry_errored:
-        _say_nothing_left(outcome, options, chosen=chosen)
+    _say_nothing_left(outcome, options, chosen=chosen)
     shown = _without(outcome.run, unanswered)
     errored = report_run(outcome.run, suite, outputs, partial=chosen, quiet=outcome.interrupted, shown=shown)
-    if unanswered and not shown.models:  # the one line per model said it all; the files are written
-        job_summary(outcome.run, suite, outputs)([f"{name}: never answered" for name in unanswered])
-        raise typer.Exit(Exit.GATEWAY)
+    _exit_if_none_answered(outcome.run, suite, outputs, unanswered, shown)
     retry = resume_command(model, base_url, cassettes, suite_path, [], missing=False, flags=flags)
-    if outcome.interrupted:  # the run ends below, before any gate: the summary says why
-        job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
+    _summarise_interrupt(outcome, suite, outputs)
     failed = _stopped_early(outcome, max_cost, resume, retry if errored else None)
-    if allow_unstarted:
-        failed = [(code, line) for code, line in failed if code != Exit.NOT_STARTED]
-    failed += [(Exit.GATEWAY, f"{name}: never answered (above)") for name in unanswered]
-    gate_run(shown, suite, outputs, failed)
+    gate_run(shown, suite, outputs, _accepted(failed, allow_unstarted) + _unanswered_gates(unanswered))
+
+
+def _answered(models: list[str], unanswered: list[str]) -> list[str]:
+    """`models` less those that never answered."""
+    return [name for name in models if name not in unanswered]
+
+
+def _exit_if_none_answered(
+    run: RunRes, suite: Suite, outputs: Outputs, unanswered: list[str], shown: RunRes
+) -> None:
+    """No model answered: the one line per model said it all and the files are written, so the
+    job summary names them and the run exits here, before any gate."""
+    if unanswered and not shown.models:
+        job_summary(run, suite, outputs)([f"{name}: never answered" for name in unanswered])
+        raise typer.Exit(Exit.GATEWAY)
+
+
+def _summarise_interrupt(outcome: RecordOutcome, suite: Suite, outputs: Outputs) -> None:
+    """An interrupted run ends before any gate: the job summary says why."""
+    if outcome.interrupted:
+        job_summary(outcome.run, suite, outputs)(["interrupted before every case was recorded"])
+
+
+def _accepted(failed: list[tuple[Exit, str]], allow_unstarted: bool) -> list[tuple[Exit, str]]:
+    """The failed gates less the cases not started, which `--allow-unstarted` accepts."""
+    if not allow_unstarted:
+        return failed
+    return [(code, line) for code, line in failed if code != Exit.NOT_STARTED]
+
+
+def _unanswered_gates(unanswered: list[str]) -> list[tuple[Exit, str]]:
+    """The gate each model that never answered fails (its line above says why)."""
+    return [(Exit.GATEWAY, f"{name}: never answered (above)") for name in unanswered]
 
 
 def _without(run: RunRes, names: list[str]) -> RunRes:
@@ -240,7 +265,7 @@ def _check_before_sending(conf: Resolved, outputs: Outputs) -> tuple[float, ...]
 
 def _say_nothing_left(outcome: RecordOutcome, options: RecordOptions, *, chosen: bool) -> None:
     """`--missing` or `--retry-errored` found nothing to record for a model: say why, not silence."""
-    if outcome.interrupted:
+    if not (options.missing or options.retry_errored) or outcome.interrupted:
         return
     for name in options.models:
         if not outcome.recorded.get(name):
