@@ -99,6 +99,10 @@ class Outcomes(msgspec.Struct, frozen=True):
     """Per rank r, the cases whose pass rate is above rank r's."""
 
 
+_Rate = tuple[int, int]
+"""A case's (passes, runs scored)."""
+
+
 def outcome_vectors(models: Sequence[ModelResult]) -> list[Outcomes]:
     """Each model's outcomes, built once (O(models x cases)), in the models' order.
 
@@ -106,28 +110,53 @@ def outcome_vectors(models: Sequence[ModelResult]) -> list[Outcomes]:
     two models pair on the cases both can test, and a case's pass rate is its passes over the runs
     it was scored in (0 or 1 with one run).
     """
-    rates: list[dict[str, tuple[int, int]]] = []
-    for model in models:
-        per_case = runs_of(model).pass_rates()
-        rates.append({case.id: per_case[case.id] for case in model.cases if case.id in per_case})
+    rates = [_case_rates(model) for model in models]
+    rank, count = _rate_ranks(rates)
+    index: dict[str, int] = {}
+    return [_outcomes(_cases_by_rank(found, rank, count, index)) for found in rates]
+
+
+def _case_rates(model: ModelResult) -> dict[str, _Rate]:
+    """The model's pass rate on each case it can pair on: in run 1 and scored in one of its runs."""
+    per_case = runs_of(model).pass_rates()
+    return {case.id: per_case[case.id] for case in model.cases if case.id in per_case}
+
+
+def _rate_ranks(rates: Sequence[Mapping[str, _Rate]]) -> tuple[dict[_Rate, int], int]:
+    """Each rate's rank over the whole run, and how many ranks: equal fractions (1/2, 2/4) share one,
+    so a rank means the same in every model."""
     distinct = {rate for found in rates for rate in found.values()}
     values = sorted({Fraction(*rate) for rate in distinct})
     rank_of_value = {value: rank for rank, value in enumerate(values)}
-    rank = {rate: rank_of_value[Fraction(*rate)] for rate in distinct}
-    index: dict[str, int] = {}
-    vectors = []
-    for found in rates:
-        at = [0] * len(values)
-        for case_id, rate in found.items():
-            at[rank[rate]] |= 1 << index.setdefault(case_id, len(index))
-        above = [0] * len(values)
-        running = 0
-        for level in reversed(range(len(values))):
-            above[level] = running
-            running |= at[level]
-        levels = tuple((level, cases) for level, cases in enumerate(at) if cases and level < len(values) - 1)
-        vectors.append(Outcomes(levels=levels, above=tuple(above)))
-    return vectors
+    return {rate: rank_of_value[Fraction(*rate)] for rate in distinct}, len(values)
+
+
+def _cases_by_rank(
+    found: Mapping[str, _Rate], rank: Mapping[_Rate, int], count: int, index: dict[str, int]
+) -> list[int]:
+    """Per rank, the bitset of the model's cases at it; `index` numbers case ids across every model
+    (a new id takes the next bit)."""
+    at = [0] * count
+    for case_id, rate in found.items():
+        at[rank[rate]] |= 1 << index.setdefault(case_id, len(index))
+    return at
+
+
+def _above(at: Sequence[int]) -> tuple[int, ...]:
+    """Per rank, the union of the bitsets of every higher rank."""
+    above = [0] * len(at)
+    running = 0
+    for level in reversed(range(len(at))):
+        above[level] = running
+        running |= at[level]
+    return tuple(above)
+
+
+def _outcomes(at: Sequence[int]) -> Outcomes:
+    """The model's outcomes from its bitsets by rank: the run's top rank has nothing above it, so it
+    is left out of `levels`."""
+    levels = tuple((level, cases) for level, cases in enumerate(at) if cases and level < len(at) - 1)
+    return Outcomes(levels=levels, above=_above(at))
 
 
 def discordant(a: Outcomes, b: Outcomes) -> tuple[int, int]:

@@ -80,21 +80,32 @@ def _item(entry: CaseOverRuns) -> str | None:
 def _details(model: ModelView, cases: ModelCases) -> str | None:
     """The model's cases whose verdict is fail, flaky or errored in a `<details>` block: by verdict
     for a model recorded once, every case in order with repeats."""
-    found = [(case_verdict(entry.outcomes), item) for entry in cases.cases if (item := _item(entry))]
+    found = _listed(cases)
     if not found:
         return None
-    labels = verdict_labels(cases.repeated)
-    tally = {verdict: sum(said == verdict for said, _ in found) for verdict in _LISTED}
-    if not cases.repeated:
-        found.sort(key=lambda pair: _LISTED.index(pair[0]))
-    heading = ", ".join(f"{n} {labels[verdict]}" for verdict, n in tally.items() if n)
     return render_template(
         "_summary_details.html.j2",
         model=model.name,
-        heading=heading,
+        heading=_details_heading(found, cases.repeated),
         kinds=model.failure_kinds or "",  # every run's, with repeats
         items=Markup("\n".join(item for _, item in found)),  # Markdown, escaped by `md`
     )
+
+
+def _listed(cases: ModelCases) -> list[tuple[CaseVerdict, str]]:
+    """Each listed case's verdict and list item: grouped by verdict (`_LISTED`'s order, stable) for
+    a model recorded once, in case order with repeats."""
+    found = [(case_verdict(entry.outcomes), item) for entry in cases.cases if (item := _item(entry))]
+    if not cases.repeated:
+        found.sort(key=lambda pair: _LISTED.index(pair[0]))
+    return found
+
+
+def _details_heading(found: Sequence[tuple[CaseVerdict, str]], repeated: bool) -> str:
+    """How many cases are listed per verdict, e.g. `2 failing, 1 errored`; a verdict with none is left out."""
+    labels = verdict_labels(repeated)
+    tally = {verdict: sum(said == verdict for said, _ in found) for verdict in _LISTED}
+    return ", ".join(f"{n} {labels[verdict]}" for verdict, n in tally.items() if n)
 
 
 def _verdict(view: ReportView, failed: Sequence[str] | None) -> list[str]:

@@ -304,7 +304,6 @@ def report_view(run: RunResult) -> ReportView:
     """The view of `run`: every fact the reports show, derived once."""
     columns = _columns(run)
     models = ranked(run)
-    places = {id(model): index for index, model in enumerate(run.models)}
     every = [runs_of(model) for model in models]
     header, rows = failure_rows(run)
     return ReportView(
@@ -312,28 +311,46 @@ def report_view(run: RunResult) -> ReportView:
         suite_version=run.suite.version,
         provenance=provenance(run),
         case_count=max((len(model.cases) for model in models), default=None),
-        key=tuple(line for line in (KEY, REPEATS_KEY if any_repeats(run) else "", tier_key(run)) if line),
+        key=_key(run),
         tier_key=tier_key(run),
         repeats=any_repeats(run),
         tiers=has_tiers(run),
         headings=tuple(_heading(column) for column in columns),
-        models=tuple(
-            _model_view(model, runs, places[id(model)], columns)
-            for model, runs in zip(models, every, strict=True)
-        ),
+        models=_model_views(run, models, every, columns),
         groups=_groups(models),
         rerecord=_rerecord(every),
         failure_header=tuple(header),
         failure_rows=tuple(tuple(row) for row in rows),
         resolution=resolution_line(run),
         routing_header=tuple(ROUTING_HEADER),
-        plot=tuple(_plot_point(model) for model in models if _plotted(model) is None),
+        plot=_plot(models),
         not_plotted=_not_plotted(models),
         suite_changes=None if run.suite_changes is None else suite_changes_view(run.suite_changes),
         results_format=run.results_format,
         kinds=_kinds(run),
         case_kinds=_case_kinds(every),
     )
+
+
+def _key(run: RunResult) -> tuple[str, ...]:
+    """The key's lines: the leaderboard's, then the repeats' and the tiers' when the run has them."""
+    return tuple(line for line in (KEY, REPEATS_KEY if any_repeats(run) else "", tier_key(run)) if line)
+
+
+def _model_views(
+    run: RunResult, models: list[ModelResult], every: list[ModelRuns], columns: list[Column]
+) -> tuple[ModelView, ...]:
+    """Each ranked model's view, with its place in the run's own order."""
+    places = {id(model): index for index, model in enumerate(run.models)}
+    return tuple(
+        _model_view(model, runs, places[id(model)], columns)
+        for model, runs in zip(models, every, strict=True)
+    )
+
+
+def _plot(models: list[ModelResult]) -> tuple[PlotPoint, ...]:
+    """The points of the score-against-cost plot: every model `_plotted` keeps."""
+    return tuple(_plot_point(model) for model in models if _plotted(model) is None)
 
 
 def _kinds(run: RunResult) -> tuple[tuple[str, str], ...]:
