@@ -149,18 +149,27 @@ def change(a: float | None, b: float | None, unit: str) -> Change:
     if a is None or b is None:
         plain = {"pp": percent, "ms": latency, "usd": cost}[unit]
         return Change(plain(a), plain(b), DASH, None)
+    ta, tb, shown, places = _agreeing_pair(a, b, unit)
+    return Change(ta, tb, _signed(shown, places, unit), shown)
+
+
+def _agreeing_pair(a: float, b: float, unit: str) -> tuple[str, str, float, int]:
+    """`_pair` with the fewest extra decimals that print different values differently and give a
+    printed difference true to within half its last place (23.3 → 23.5 ms is +0.2 ms, not +1 ms);
+    printed plainly when no precision does both (the difference is then that of what is printed)."""
     for extra in range(_EXTRA_DECIMALS + 1):
         ta, tb, shown, places = _pair(a, b, unit, extra)
-        # Enough decimals when different values print differently and the printed difference is
-        # the true one to within half its last place (23.3 → 23.5 ms is +0.2 ms, not +1 ms).
         if (ta != tb or a == b) and abs(shown - (b - a)) <= 0.5 * 10**-places + 1e-9:
-            break
-    else:  # no precision does both: printed plainly, the difference of what is printed
-        ta, tb, shown, places = _pair(a, b, unit, 0)
+            return ta, tb, shown, places
+    return _pair(a, b, unit, 0)
+
+
+def _signed(shown: float, places: int, unit: str) -> str:
+    """A printed difference with its sign and unit: `+0.2 pp`, `-3 ms`, `+$0.01`, `0.0 pp`."""
     size = fixed(abs(shown), places) if unit == "pp" else f"{abs(shown):.{places}f}"
     text = {"pp": f"{size} pp", "ms": f"{size} ms", "usd": f"${size}"}[unit]
     sign = "+" if shown > 0 else "-" if shown < 0 else ""
-    return Change(ta, tb, sign + text, shown)
+    return sign + text
 
 
 # --- groups --------------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ could not be compared, § a file whose suite differs from the one before.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from typing import NamedTuple
 
 import msgspec
@@ -21,8 +20,10 @@ from rich.text import Text
 from lobrec.core.compare import format_p
 from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
+from lobrec.reports import history_chart
 from lobrec.reports._format import DASH, GLOSSARY, change, percent
 from lobrec.reports._text import printable
+from lobrec.reports.history_chart import PALETTE
 from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.terminal import pack_phrases
 
@@ -131,6 +132,12 @@ def step_line(row: StepRow) -> str:
         f"{row.model} #{step.since} → #{row.after.run}: {verdict_text(step)}, {delta_text(row)}; "
         f"{test_text(step)}; {provenance_text(step)}"
     )
+
+
+def step_lines(history: History) -> dict[tuple[str, int], str]:
+    """Every step's `step_line`, by its model and the file it ends at: the hover of its cell and of
+    its point on the chart."""
+    return {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
 
 
 def notes(history: History, *, shorten: bool = False) -> list[str]:
@@ -329,21 +336,6 @@ def encode_history(history: History) -> bytes:
 
 # --- HTML ------------------------------------------------------------------------------------------
 
-PALETTE = (
-    "#0969da",
-    "#d1242f",
-    "#1a7f37",
-    "#8250df",
-    "#bc4c00",
-    "#1b7c83",
-    "#bf3989",
-    "#6e7781",
-    "#9a6700",
-    "#4d2d8c",
-)
-"""Line colours, one per model in the history's order, repeating after ten (each line is also
-named at its end and in the table, so colour is never the only cue)."""
-
 
 class HtmlCell(NamedTuple):
     text: str
@@ -360,7 +352,7 @@ class HtmlRow(NamedTuple):
 
 def html_rows(history: History) -> list[HtmlRow]:
     """The table's rows: each cell's text, class and hover (the step in one line)."""
-    lines = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
+    lines = step_lines(history)
     rows = []
     for index, model in enumerate(history.models):
         points = _points(model)
@@ -378,200 +370,9 @@ def html_rows(history: History) -> list[HtmlRow]:
     return rows
 
 
-class Marker(NamedTuple):
-    x: float
-    y: float
-    shape: str
-    """`dot`, `hollow` (rescored), `up` or `down` (a step found real)."""
-    title: str
-
-
-class Segment(NamedTuple):
-    x1: float
-    y1: float
-    x2: float
-    y2: float
-    dashed: bool
-    """The later end's step could not be compared."""
-
-
-class Series(NamedTuple):
-    model: str
-    colour: str
-    segments: list[Segment]
-    markers: list[Marker]
-    label_x: float
-    label_y: float
-    leader: Segment | None
-    """A line from the last point to its label when the label is not beside it."""
-    label: str = ""
-    """The name at the line's end: the model, or all whose lines coincide (`a = b`; the rest none)."""
-
-
-class Tick(NamedTuple):
-    at: float
-    text: str
-
-
-class SuiteLine(NamedTuple):
-    """Where the suite changed: the file's x, the version, and where its label starts or ends (to the
-    left of the line; to the right when that would cross the chart's left edge)."""
-
-    at: float
-    text: str
-    text_x: float
-    anchor: str
-
-
-class Chart(NamedTuple):
-    width: int
-    height: int
-    left: int
-    top: int
-    plot_width: int
-    plot_height: int
-    y_ticks: list[Tick]
-    x_ticks: list[Tick]
-    suite_lines: list[SuiteLine]
-    """Where the suite changed: the x of that file and its suite."""
-    series: list[Series]
-
-
-class _Axes(NamedTuple):
-    """The plot area and its scales: x by the file's place, y by the rate (from `low` to 100%)."""
-
-    left: int
-    top: int
-    width: int
-    height: int
-    low: float
-    step: float
-    """Between two y ticks, in percentage points."""
-    last: int
-    """The last file's place, counted from 0 (1 at least, so two files span the width)."""
-
-    def x(self, run: int) -> float:
-        return round(self.left + (run - 1) / self.last * self.width, 1)
-
-    def y(self, rate: float) -> float:
-        return round(self.top + (100 - rate) / (100 - self.low) * self.height, 1)
-
-
-def _axes(history: History) -> _Axes:
-    """A y axis from a multiple of 10 below the lowest rate up to 100%, at most 6 ticks apart."""
-    rates = [point.overall for model in history.models for point in model.points if point.overall is not None]
-    low = max(0.0, 10 * ((min(rates, default=0.0) - 1) // 10))
-    step = next(size for size in (2, 5, 10, 20) if (100 - low) / size <= 6)
-    return _Axes(
-        left=56, top=30, width=494, height=300, low=low, step=float(step), last=len(history.runs) - 1 or 1
-    )
-
-
-def _shape(step: Step | None) -> str:
-    if step is not None and step.verdict != "none":
-        return "up" if step.verdict == "better" else "down"
-    return "hollow" if step is not None and step.provenance == "rescored" else "dot"
-
-
-def _line(
-    model: ModelHistory, axes: _Axes, hovers: dict[tuple[str, int], str]
-) -> tuple[list[Marker], list[Segment]]:
-    """A model's points with a rate, and the lines between them (dashed into a step not compared)."""
-    valued = [(point, point.overall) for point in model.points if point.overall is not None]
-    markers = [
-        Marker(
-            axes.x(point.run),
-            axes.y(rate),
-            _shape(point.step),
-            hovers.get((model.model, point.run), f"{model.model} #{point.run}: {percent(rate)}"),
-        )
-        for point, rate in valued
-    ]
-    segments = [
-        Segment(a.x, a.y, b.x, b.y, after.step is not None and not after.step.comparable)
-        for a, b, (after, _) in zip(markers, markers[1:], valued[1:], strict=False)
-    ]
-    return markers, segments
-
-
-def _leader(last: Marker, label_y: float, end: float, axes: _Axes) -> Segment | None:
-    """A line from a line's last point to its name, when the name is not right beside it."""
-    from lobrec.reports._labels import LABEL_HEIGHT
-
-    if last.x < axes.left + axes.width or abs(label_y - last.y) > LABEL_HEIGHT / 2:
-        return Segment(last.x, last.y, end - 2, label_y, True)
-    return None
-
-
-def _suite_lines(history: History, axes: _Axes) -> list[SuiteLine]:
-    """Where the suite changed: that file's x and its suite version, labelled `§ suite 1.2.0` left of
-    the line, or right of it near the left edge (a change at #2 of fifty files)."""
-    from lobrec.reports._labels import text_width
-
-    lines = []
-    for run in history.runs:
-        if run.suite_changed:
-            at = axes.x(run.run)
-            if at - 4 - text_width(f"§ suite {run.suite.version}") >= 0:
-                lines.append(SuiteLine(at, run.suite.version, at - 4, "end"))
-            else:
-                lines.append(SuiteLine(at, run.suite.version, at + 4, "start"))
-    return lines
-
-
-def _x_ticks(history: History, axes: _Axes) -> list[Tick]:
-    """The files named under the x axis: every k-th, k as small as keeps the names apart, always
-    the first and the last (fifty files would otherwise print `#1#2#3...` on top of each other)."""
-    from lobrec.reports._labels import text_width
-
-    last = len(history.runs)
-    room = text_width(f"#{last}") + 4
-    every = max(1, math.ceil(room / (axes.width / axes.last)))
-    shown = [run for run in range(1, last + 1, every) if run == 1 or last - run >= every]
-    return [Tick(axes.x(run), f"#{run}") for run in sorted({*shown, last})]
-
-
-def chart(history: History) -> Chart:
-    """The lines' geometry: x is the file's place, y the overall rate; every number rounded to 0.1 px.
-    Each line is named at the right, the names kept apart by `place_labels`."""
-    from lobrec.reports._labels import Label, place_labels, text_width
-
-    axes, bottom = _axes(history), 40
-    hovers = {(row.model, row.after.run): step_line(row) for row in step_rows(history)}
-    drawn = [(index, model, *_line(model, axes, hovers)) for index, model in enumerate(history.models)]
-    drawn = list(filter(lambda item: item[2], drawn))  # a model without scores has no line
-    end = axes.left + axes.width + 12
-    same: dict[tuple[tuple[float, float], ...], list[str]] = {}
-    for _, model, markers, _ in drawn:  # lines drawn exactly on top of each other share one name
-        same.setdefault(tuple((marker.x, marker.y) for marker in markers), []).append(model.model)
-    names = {models[0]: " = ".join(map(printable, models)) for models in same.values()}
-    named = [(model.model, markers[-1]) for _, model, markers, _ in drawn if model.model in names]
-    labels = [Label(end, end + text_width(names[name]), last.y) for name, last in named]
-    placed = place_labels(labels, top=4.0, bottom=axes.top + axes.height + bottom - 4)
-    boxes = dict(zip([name for name, _ in named], placed, strict=True))
-    series = []
-    for index, model, markers, segments in drawn:
-        spot, colour = boxes.get(model.model), PALETTE[index % len(PALETTE)]
-        label_y = 0.0 if spot is None else round((spot.y0 + spot.y1) / 2, 1)
-        leader = None if spot is None else _leader(markers[-1], label_y, end, axes)
-        label = names.get(model.model, "")  # empty: under another line, named in its label
-        series.append(Series(model.model, colour, segments, markers, float(end), label_y, leader, label))
-    lowest = max([spot.y1 for spot in boxes.values()] + [0.0])
-    count = round((100 - axes.low) / axes.step)
-    return Chart(
-        width=max(760, math.ceil(max([label.x1 for label in labels], default=0.0)) + 8),  # names whole
-        height=max(axes.top + axes.height + bottom, int(lowest) + 8),
-        left=axes.left,
-        top=axes.top,
-        plot_width=axes.width,
-        plot_height=axes.height,
-        y_ticks=[
-            Tick(axes.y(axes.low + i * axes.step), f"{axes.low + i * axes.step:g}%") for i in range(count + 1)
-        ],
-        x_ticks=_x_ticks(history, axes),
-        suite_lines=_suite_lines(history, axes),
-        series=series,
-    )
+def chart(history: History) -> history_chart.Chart:
+    """The page's line chart (`history_chart.chart`), each point's hover its step in one line."""
+    return history_chart.chart(history, step_lines(history))
 
 
 def render_history_html(history: History) -> str:

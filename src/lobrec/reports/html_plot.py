@@ -31,25 +31,45 @@ def _nice_step(span: float, count: int = 5) -> float:
     return 10 * power
 
 
-def _x_axis(costs: list[float]) -> tuple[str, float, float, list[float]]:
+_Axis = tuple[str, float, float, list[float]]
+"""(scale, low, high, ticks) of the cost axis."""
+
+
+def _x_axis(costs: list[float]) -> _Axis:
     """(scale, low, high, ticks), fitted to the data: logarithmic when costs span more than 20x;
     linear from 0 when the cheapest costs at most half the dearest; else linear over nice steps
     just around the costs (every point between $0.076 and $0.081 would sit in one corner of a
     $0-$0.10 axis, their labels crowded), the axis's first tick saying where it starts."""
     low, high = min(costs), max(costs)
     if low > 0 and high / low > 20:
-        first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
-        ticks = [10.0**k for k in range(first, last + 1)]
-        return "log", ticks[0], ticks[-1], ticks
+        return _log_axis(low, high)
     if low <= 0 or low <= high / 2:
-        step = _nice_step(high if high > 0 else 1.0)
-        top = step * math.ceil((high if high > 0 else 1.0) / step)
-        count = round(top / step)
-        return "linear", 0.0, top, [step * i for i in range(count + 1)]
+        return _axis_from_zero(high)
+    return _axis_around(low, high)
+
+
+def _log_axis(low: float, high: float) -> _Axis:
+    """A tick at every power of ten from the one at or below `low` to the one at or above `high`."""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    ticks = [10.0**k for k in range(first, last + 1)]
+    return "log", ticks[0], ticks[-1], ticks
+
+
+def _axis_from_zero(high: float) -> _Axis:
+    """From $0 to the first nice step at or above `high` ($1 when nothing costs anything)."""
+    span = high if high > 0 else 1.0
+    step = _nice_step(span)
+    top = step * math.ceil(span / step)
+    count = round(top / step)
+    return "linear", 0.0, top, [step * i for i in range(count + 1)]
+
+
+def _axis_around(low: float, high: float) -> _Axis:
+    """Nice steps just around the costs, at least two of them, the data in the middle."""
     step = _nice_step(high - low if high > low else high / 10, count=4)
     start = step * math.floor(low / step + 1e-9)
     end = step * math.ceil(high / step - 1e-9)
-    if end - start < step * 2:  # at least two steps, the data in the middle
+    if end - start < step * 2:
         start, end = max(0.0, start - step), end + step
     count = round((end - start) / step)
     ticks = [round(start + step * i, 12) for i in range(count + 1)]
