@@ -10,6 +10,7 @@ expressions") spells out the dialect.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -87,8 +88,9 @@ class Token:
     """For an atom: the inside of the RE2 class that is the atom (or of its complement if negated)."""
 
 
+@functools.cache
 def _char_atom(point: int) -> Token:
-    """One character, as an atom."""
+    """One character, as an atom (one frozen Token per character: long built patterns repeat few)."""
     return Token("atom", _x(point), points=frozenset({point}), class_body=_x(point))
 
 
