@@ -57,9 +57,7 @@ settings.load_profile(
     os.environ.get("LOBREC_HYPOTHESIS") or ("ci" if os.environ.get("LOBREC_DERANDOMIZE") else "dev")
 )
 
-PROCESS_FIXTURES = frozenset(
-    {"fake_gateway", "fake_gateway_process", "raw_server", "whole_suite_gateway", "recorded"}
-)
+PROCESS_FIXTURES = frozenset({"fake_gateway", "fake_gateway_process", "raw_server", "whole_suite_gateway"})
 """Fixtures that start a process: a test that uses one is marked `process` without saying so."""
 
 

@@ -21,9 +21,3 @@ texts = st.lists(pieces, max_size=60).map(b"".join)
 @example(text=b'["a\\', limit=0)  # a string that never closes, ending in a lone backslash
 def test_the_fast_depth_guard_agrees_with_the_scan(text: bytes, limit: int) -> None:
     assert too_deep(text, limit) == _first_too_deep(text, limit)
-
-
-@given(text=texts, limit=st.integers(min_value=0, max_value=6))
-def test_a_str_is_guarded_as_its_utf8_bytes(text: bytes, limit: int) -> None:
-    decoded = text.decode("utf-8", "replace")
-    assert too_deep(decoded, limit) == too_deep(decoded.encode("utf-8"), limit)

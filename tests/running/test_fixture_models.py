@@ -20,6 +20,8 @@ from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_pro
 from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 ROOT = Path(__file__).resolve().parents[2]
 SUITE_PATH = ROOT / "suite" / "suite.json"
 LOBREC = str(Path(sys.executable).with_name("lobrec"))

@@ -30,6 +30,8 @@ from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec
 from tests.support.gateway import running_gateway
 
+pytestmark = pytest.mark.process  # a fake gateway process serves the module
+
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_suite(ROOT / "suite" / "suite.json")
 RUNS = 5

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lobrec.cli._output import shell_command
+from lobrec.core.words import counted
 
 if TYPE_CHECKING:
     from lobrec.core.results import CaseResult, ModelResult, RunResult
@@ -68,7 +69,7 @@ def _key_refused_reasons(model: ModelResult) -> set[str]:
     from lobrec.cli._unanswered import KEY_REFUSED
 
     return {
-        case.reason or "no reason recorded"
+        _reason(case)
         for case in model.cases
         if case.status == "errored" and case.api_calls and case.api_calls[-1].status in KEY_REFUSED
     }
@@ -78,8 +79,7 @@ def _cases_errored(ids: list[str]) -> str:
     """`3 cases errored (a, b, c)`, naming at most SHOWN_IDS ids and counting the rest."""
     shown = ", ".join(ids[:SHOWN_IDS])
     more = f" and {len(ids) - SHOWN_IDS} more" if len(ids) > SHOWN_IDS else ""
-    noun = "case" if len(ids) == 1 else "cases"
-    return f"{len(ids)} {noun} errored ({shown}{more})"
+    return f"{counted(len(ids), 'case')} errored ({shown}{more})"
 
 
 def _key_hint(refused: bool) -> str:
@@ -89,6 +89,11 @@ def _key_hint(refused: bool) -> str:
     from lobrec.cli._unanswered import key_hint
 
     return f" ({key_hint(os.environ)})" if refused else ""
+
+
+def _reason(case: CaseResult) -> str:
+    """An errored case's reason as its line groups it (one with none still gets a line)."""
+    return case.reason or "no reason recorded"
 
 
 def _errored_by_reason(model: ModelResult) -> dict[str, list[str]]:
@@ -102,5 +107,5 @@ def _errored_by_reason(model: ModelResult) -> dict[str, list[str]]:
         for case in cases:
             if case.status == "errored":
                 label = case.id if number == 1 else f"{case.id} (run {number})"
-                by_reason.setdefault(case.reason or "no reason recorded", []).append(label)
+                by_reason.setdefault(_reason(case), []).append(label)
     return by_reason

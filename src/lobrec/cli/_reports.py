@@ -190,13 +190,13 @@ def emit_reports(
     partial: bool = False,
     by_group: bool = False,
     origins: Mapping[str, str] | None = None,
-    leaderboard: RunResult | bool = True,
+    leaderboard: RunResult | None,
 ) -> None:
     """Write each report and export `targets` asks for (`{"html": "out/report.html"}`), then print
     the leaderboard (on stderr when a report goes to stdout, so `--csv - > steps.csv` holds only the
     CSV), with the per-group table after it for `by_group`. `origins`: a target's configuration
-    file, named when it cannot be written. `leaderboard`: the run the terminal shows (True: `run`;
-    False: none)."""
+    file, named when it cannot be written. `leaderboard`: the run the terminal shows (None: no
+    leaderboard)."""
     from lobrec.reports.terminal import render_leaderboard
 
     renderers = _renderers(run, suite)
@@ -215,10 +215,9 @@ def emit_reports(
                 failed.append(exc)
             except (ValueError, OverflowError, RecursionError) as exc:
                 failed.append(LobrecError(f"{target}: cannot build the report: {type(exc).__name__}: {exc}"))
-    board = run if leaderboard is True else leaderboard
-    if board is not False:
+    if leaderboard is not None:
         console = report_console(stderr="-" in targets.values())
-        render_leaderboard(board, console, partial=partial, by_group=by_group)
+        render_leaderboard(leaderboard, console, partial=partial, by_group=by_group)
     if failed:  # the command's handler says each, one line apiece
         raise ExceptionGroup("reports that could not be written", failed)
 
@@ -255,7 +254,7 @@ def report_run(
                 partial=partial,
                 by_group=outputs.by_group,
                 origins=outputs.origins,
-                leaderboard=False if quiet or not terminal.models else terminal,
+                leaderboard=None if quiet or not terminal.models else terminal,
             )
         except ExceptionGroup:  # the handler says which report could not be written; the summary tells
             job_summary(run, suite, outputs)(["a report could not be written (see the command's output)"])
