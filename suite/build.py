@@ -9,9 +9,12 @@ in a month, a piece of a text, none of some phrases) that the build expands into
 the published file holds. Everything else is the suite format itself (`docs/suite-format.md`),
 decoded strictly by `lobrec.core.suite`.
 
+The build also writes suite/translations.json: the patterns of the suite and of its kept versions
+(history/) translated into RE2's syntax, which runs then only compile (`lobrec.translations`).
+
 Usage:
-    python suite/build.py           write suite/suite.json
-    python suite/build.py --check   exit 1 if suite/suite.json is not what the sources build
+    python suite/build.py           write suite/suite.json and suite/translations.json
+    python suite/build.py --check   exit 1 if either is not what the sources build
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.suite import GROUPS, Suite, encode_suite
+from lobrec.core import ecma
+from lobrec.core.runnable import runnable_problems
+from lobrec.core.suite import GROUPS, Suite, decode_suite, encode_suite
 from lobrec.errors import SuiteError
+from lobrec.translations import FILE_NAME, encode_translations
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import forms  # suite/forms.py, beside this script
@@ -32,6 +38,7 @@ import forms  # suite/forms.py, beside this script
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "src"
 OUTPUT = HERE / "suite.json"
+TRANSLATIONS = HERE / FILE_NAME
 
 _CASE_KEYS = {"id", "note", "tools", "user", "messages", "steps"}
 
@@ -102,19 +109,37 @@ def build(sources: Path = SOURCES) -> bytes:
     return encode_suite(suite)
 
 
+def translations(suite: bytes, history: Path = HERE / "history") -> bytes:
+    """`translations.json`: every pattern of the built suite and of the kept versions, translated
+    into RE2's syntax by today's translator (`lobrec.translations`)."""
+    ecma.forget_translations()
+    for data, where in [
+        (suite, str(OUTPUT)),
+        *((path.read_bytes(), str(path)) for path in sorted(history.glob("*.json"))),
+    ]:
+        problems = list(runnable_problems(decode_suite(data, where)))
+        if problems:
+            raise SuiteError(f"{where}: {problems[0]}")
+    return encode_translations(ecma.translations())
+
+
 def main(argv: list[str]) -> int:
     data = build()
+    outputs = {OUTPUT: data, TRANSLATIONS: translations(data)}
     if argv[1:] == ["--check"]:
-        if OUTPUT.read_bytes() != data:
-            print(f"{OUTPUT} is stale: run python suite/build.py", file=sys.stderr)
+        stale = [path for path, made in outputs.items() if not path.is_file() or path.read_bytes() != made]
+        for path in stale:
+            print(f"{path} is stale: run python suite/build.py", file=sys.stderr)
+        if stale:
             return 1
-        print(f"{OUTPUT} is up to date")
+        print(f"{OUTPUT} and {TRANSLATIONS.name} are up to date")
         return 0
     if argv[1:]:
         print(__doc__, file=sys.stderr)
         return 2
-    OUTPUT.write_bytes(data)
-    print(f"wrote {OUTPUT} ({len(data)} bytes)")
+    for path, made in outputs.items():
+        path.write_bytes(made)
+        print(f"wrote {path} ({len(made)} bytes)")
     return 0
 
 

@@ -149,7 +149,9 @@ def load_suite(path: str | Path | None = None) -> Suite:
     """The suite a run can use (default: the bundled one): `read_suite`, then refused with a
     SuiteError naming the file and the first rule of `lobrec.core.runnable` it breaks."""
     from lobrec.core.runnable import runnable_problems  # here: `lobrec --version` reads, never runs
+    from lobrec.translations import remember_bundled
 
+    remember_bundled(suite_dir())  # the shipped patterns' translations: checking then only compiles
     suite = read_suite(path)
     problem = next(runnable_problems(suite), None)
     if problem is not None:

@@ -26,9 +26,10 @@ Case-insensitivity (the checks') is Unicode simple case folding, as ECMA-262's `
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import msgspec
 import re2
 
 from lobrec.core.ecmasyntax import (
@@ -190,6 +191,23 @@ def _re2(source: str, ignore_case: bool) -> re2._Regexp:
         raise PatternError(message) from None
 
 
+class AlternativeSource(msgspec.Struct, frozen=True, array_like=True):
+    """One alternative of a pattern in RE2's syntax: the lookarounds tested at position 0 (whether
+    each must hold, its source) and the rest, searched."""
+
+    conditions: tuple[tuple[bool, str], ...]
+    core: str
+
+
+class Translation(msgspec.Struct, frozen=True, array_like=True):
+    """A pattern translated into RE2's syntax, not yet compiled. Translating is the costly part (a
+    built clock-time check runs to 30,000 characters), so the bundled suite's translations are made
+    once, at build time (`lobrec.translations`), and a run only compiles them."""
+
+    alternatives: tuple[AlternativeSource, ...]
+    folds_words: bool
+
+
 @dataclass(frozen=True)
 class _Alternative:
     conditions: tuple[tuple[bool, re2._Regexp], ...]
@@ -201,14 +219,14 @@ class _Alternative:
         ) and (self.core.search(text) is not None)
 
 
-def _conditions(tokens: list[Token], ignore_case: bool) -> tuple[list[tuple[bool, re2._Regexp]], int]:
+def _conditions(tokens: list[Token]) -> tuple[list[tuple[bool, str]], int]:
     """After a `^`, the lookarounds tested once at position 0, and where the rest begins."""
-    conditions: list[tuple[bool, re2._Regexp]] = []
+    conditions: list[tuple[bool, str]] = []
     start = 1
     while start < len(tokens) and tokens[start].look in ("=", "!"):
         close = closing(tokens, start)
         body = re2_text(tokens[start + 1 : close])
-        conditions.append((tokens[start].look == "=", _re2(f"^(?:{body})", ignore_case)))
+        conditions.append((tokens[start].look == "=", f"^(?:{body})"))
         start = close + 1
     return conditions, start
 
@@ -249,11 +267,11 @@ bytes, and its unanchored search may start inside a character's UTF-8 bytes, whe
 a non-ASCII character is a non-word byte as the character is a non-word character."""
 
 
-def _alternative(tokens: list[Token], ignore_case: bool) -> _Alternative:
+def _alternative_source(tokens: list[Token], ignore_case: bool) -> AlternativeSource:
     anchored = bool(tokens) and tokens[0].kind == "start"
-    conditions: list[tuple[bool, re2._Regexp]] = []
+    conditions: list[tuple[bool, str]] = []
     if anchored:
-        conditions, start = _conditions(tokens, ignore_case)
+        conditions, start = _conditions(tokens)
         prefix = ""
     else:
         prefix, start = _lookbehind(tokens, ignore_case)
@@ -261,7 +279,13 @@ def _alternative(tokens: list[Token], ignore_case: bool) -> _Alternative:
     core = ("^" if anchored else "") + prefix + re2_text(tokens[start:end]) + suffix
     if any(token.kind == "assertion" for token in tokens):
         core = f"{_BY_CHARACTER}(?:{core})"
-    return _Alternative(tuple(conditions), _re2(core, ignore_case))
+    return AlternativeSource(tuple(conditions), core)
+
+
+def _alternative(source: AlternativeSource, ignore_case: bool) -> _Alternative:
+    """An alternative's RE2 sources compiled; RE2 refuses what it cannot run (PatternError)."""
+    conditions = tuple((positive, _re2(text, ignore_case)) for positive, text in source.conditions)
+    return _Alternative(conditions, _re2(source.core, ignore_case))
 
 
 # --- the word characters of `iu` -----------------------------------------------------------------
@@ -340,10 +364,47 @@ _SURROGATES = dict.fromkeys(range(0xD800, 0xE000), "\ufffd")
 """Lone surrogates to U+FFFD (`str.translate`: no regex engine touches the text but RE2)."""
 
 
+_TRANSLATIONS: dict[tuple[str, bool], Translation] = {}
+"""Every translation this process has made or been given (`remember_translations`), by pattern and
+`ignore_case`: a cache of a pure function, like `compile_ecma`'s own."""
+
+
+def remember_translations(translations: Mapping[tuple[str, bool], Translation]) -> None:
+    """Take translations made elsewhere (at build time) for `compile_ecma` to compile as they are.
+    Only translations this module made from the same patterns belong here: they are not checked."""
+    _TRANSLATIONS.update(translations)
+
+
+def translations() -> dict[tuple[str, bool], Translation]:
+    """The translations this process has made or been given, for a build to keep."""
+    return dict(_TRANSLATIONS)
+
+
+def forget_translations() -> None:
+    """Start afresh: every pattern compiled from here on is translated (a build, a test)."""
+    _TRANSLATIONS.clear()
+    compile_ecma.cache_clear()
+
+
+def _translated(pattern: str, ignore_case: bool) -> EcmaPattern:
+    """Translate and compile, each alternative compiled as soon as it is translated (RE2's refusal
+    of an early alternative comes before a later one's)."""
+    tokens = read_tokens(pattern)  # refuses back-references and syntax outside ECMA-262
+    sources, alternatives = [], []
+    for part in split_alternatives(tokens):
+        sources.append(_alternative_source(part, ignore_case))
+        alternatives.append(_alternative(sources[-1], ignore_case))
+    folds_words = _folds_words(tokens, ignore_case)
+    _TRANSLATIONS[pattern, ignore_case] = Translation(tuple(sources), folds_words)
+    return EcmaPattern(pattern, tuple(alternatives), folds_words=folds_words)
+
+
 @functools.lru_cache(maxsize=1024)
 def compile_ecma(pattern: str, *, ignore_case: bool = False) -> EcmaPattern:
     """Compile an ECMA-262 pattern for linear-time search; raise PatternError for what lobrec
     cannot run as ECMA-262 would (see the module docstring)."""
-    tokens = read_tokens(pattern)  # refuses back-references and syntax outside ECMA-262
-    alternatives = tuple(_alternative(part, ignore_case) for part in split_alternatives(tokens))
-    return EcmaPattern(pattern, alternatives, folds_words=_folds_words(tokens, ignore_case))
+    known = _TRANSLATIONS.get((pattern, ignore_case))
+    if known is None:
+        return _translated(pattern, ignore_case)
+    alternatives = tuple(_alternative(source, ignore_case) for source in known.alternatives)
+    return EcmaPattern(pattern, alternatives, folds_words=known.folds_words)
