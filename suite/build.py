@@ -26,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core import ecma
+from lobrec.core import ecma, jsonschema
 from lobrec.core.runnable import runnable_problems
 from lobrec.core.suite import GROUPS, Suite, decode_suite, encode_suite
 from lobrec.errors import SuiteError
@@ -113,6 +113,7 @@ def translations(suite: bytes, history: Path = HERE / "history") -> bytes:
     """`translations.json`: every pattern of the built suite and of the kept versions, translated
     into RE2's syntax by today's translator (`lobrec.translations`)."""
     ecma.forget_translations()
+    jsonschema.forget_compiled()  # a schema compiled before would not ask for its patterns again
     for data, where in [
         (suite, str(OUTPUT)),
         *((path.read_bytes(), str(path)) for path in sorted(history.glob("*.json"))),

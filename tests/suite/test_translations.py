@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core import ecma
+from lobrec.core import ecma, jsonschema
 from lobrec.suite_file import load_suite
 from lobrec.translations import FILE_NAME, encode_translations, read_translations, translator_fingerprint
 from tests.support.scriptfiles import load_script
@@ -37,6 +37,7 @@ def test_every_pattern_a_run_compiles_is_kept() -> None:
     kept = read_translations(KEPT)
     assert kept is not None
     ecma.forget_translations()
+    jsonschema.forget_compiled()
     for path in [ROOT / "suite" / "suite.json", *sorted((ROOT / "suite" / "history").glob("*.json"))]:
         load_suite(path)
     assert set(ecma.translations()) <= set(kept)

@@ -108,8 +108,20 @@ def _decode(decoder: msgspec.json.Decoder[T], data: bytes, path: Path, kind: str
         raise _refusal(path, data, kind, exc) from None
 
 
-def _refuse_ambiguous(data: bytes, path: Path) -> None:
+def _as_written(value: msgspec.Struct, data: bytes) -> bool:
+    """Whether `data` is byte for byte what lobrec writes for `value` (indented, or compact as
+    `encoded`): an encoding of a Struct spells no key twice, so such a file needs no key-by-key
+    reading, which would take longer than decoding it (0.3 s of a 100-model rescore)."""
+    compact = _encoder.encode(value)
+    if data.startswith(b"{\n"):
+        return msgspec.json.format(compact, indent=2) + b"\n" == data
+    return compact == data
+
+
+def _refuse_ambiguous(value: msgspec.Struct, data: bytes, path: Path) -> None:
     """A repeated key would let a first-key reader (another tool) see what lobrec does not."""
+    if _as_written(value, data):
+        return
     repeated = duplicate_key(data)
     if repeated is not None:
         raise CassetteError(f"{path}: ambiguous JSON: {repeated}")
@@ -138,13 +150,13 @@ def decode_cassette(data: bytes, path: Path) -> CassetteFile:
             urlparse(interaction.request.uri)  # as vcrpy's Request does when it reads one
     except ValueError as exc:
         raise CassetteError(f"{path}: not a cassette: {exc}") from None
-    _refuse_ambiguous(data, path)
+    _refuse_ambiguous(cassette, data, path)
     return cassette
 
 
 def decode_manifest(data: bytes, path: Path) -> Manifest:
     manifest = _decode(_manifest_decoder, data, path, "manifest")
-    _refuse_ambiguous(data, path)
+    _refuse_ambiguous(manifest, data, path)
     return manifest
 
 

@@ -403,6 +403,12 @@ def _compiled(canonical: str) -> _Check:
     return _compile(schema, "$")
 
 
+def forget_compiled() -> None:
+    """Start afresh: every schema checked from here on is compiled again, and asks `compile_ecma`
+    for its patterns again (a build that collects the patterns a suite uses)."""
+    _compiled.cache_clear()
+
+
 def _too_deep() -> SchemaError:
     return SchemaError(f"invalid schema at $: nested deeper than {MAX_DEPTH} levels")
 
