@@ -440,7 +440,16 @@ def validate(schema: dict[str, Any] | bool, instance: object) -> list[str]:
     `check_schema` would reject. Errors come in a fixed order: the value's own keywords (const,
     enum, bounds, lengths, pattern), then its items or properties, depth first.
     """
-    check = _compiled(_canonical(schema))
+    return validator(schema)(instance)
+
+
+def validator(schema: dict[str, Any] | bool) -> Callable[[object], list[str]]:
+    """`validate` against `schema`, compiled once: for a caller that validates many values against
+    one schema it holds unchanged (the judge, for each tool of the suite)."""
+    return functools.partial(_errors_of, _compiled(_canonical(schema)))
+
+
+def _errors_of(check: _Check, instance: object) -> list[str]:
     errors = _Errors()
     try:
         check(instance, None, errors)

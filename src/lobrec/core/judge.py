@@ -12,20 +12,27 @@ the checks do.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
 
 from lobrec.core.checks import failed_checks
-from lobrec.core.jsonschema import validate
+from lobrec.core.jsonschema import validator
 from lobrec.core.jsonvalue import preview
 from lobrec.core.matching import maximum_matching, perfect_matching, same_multiset
+from lobrec.core.memo import per_object
 from lobrec.core.results import CallRecord, Mismatch, StepVerdict
-from lobrec.core.suite import CallStep, ExpectedCall, NoCallStep, Step, Tool
+from lobrec.core.suite import CallStep, ExpectedCall, FunctionSpec, NoCallStep, Step, Tool
 from lobrec.core.wire import ObservedCall, Reply
 
 NO_NAME = "<no name>"
 
 
-def _call_record(call: ObservedCall, schemas: dict[str, dict[str, Any]]) -> CallRecord:
+@per_object
+def _validator(function: FunctionSpec) -> Callable[[object], list[str]]:
+    """The tool's parameters schema compiled once per tool object (judging asks per call)."""
+    return validator(function.parameters)
+
+
+def _call_record(call: ObservedCall, schemas: dict[str, FunctionSpec]) -> CallRecord:
     arguments = call.arguments_text if call.arguments_text is not None else _raw_arguments(call)
     quirks = list(call.quirks)
     if call.name is None or call.name not in schemas:
@@ -42,7 +49,7 @@ def _call_record(call: ObservedCall, schemas: dict[str, dict[str, Any]]) -> Call
             schema_errors=[problem],
             quirks=quirks,
         )
-    errors = validate(schemas[call.name], call.arguments)
+    errors = _validator(schemas[call.name])(call.arguments)
     return CallRecord(
         name=call.name,
         arguments=arguments,
@@ -62,7 +69,7 @@ def _raw_arguments(call: ObservedCall) -> str | None:
 
 def call_records(reply: Reply, offered: list[Tool]) -> list[CallRecord]:
     """Every call the model made, with offered/schema facts; a malformed `tool_calls` is one nameless call."""
-    schemas = {tool.function.name: tool.function.parameters for tool in offered}
+    schemas = {tool.function.name: tool.function for tool in offered}
     records = [_call_record(call, schemas) for call in reply.calls]
     if reply.tool_calls_problem is not None:
         records.append(

@@ -97,7 +97,7 @@ class Strict(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=Tr
 # --- tools ---------------------------------------------------------------------------------------
 
 
-class FunctionSpec(Strict, frozen=True, kw_only=True):
+class FunctionSpec(Strict, frozen=True, kw_only=True, weakref=True):
     name: str
     description: str = ""
     parameters: dict[str, Any]
@@ -269,8 +269,13 @@ class Suite(Strict, frozen=True, kw_only=True, weakref=True):
 
     def offered_tools(self, case: Case) -> list[Tool]:
         """The Tool objects a case sends, in order; unknown names are skipped (the check reports them)."""
-        by_name = {tool.function.name: tool for tool in self.tools}
+        by_name = _tool_index(self)
         return [by_name[name] for name in case.tools if name in by_name]
+
+
+@per_object
+def _tool_index(suite: Suite) -> dict[str, Tool]:
+    return {tool.function.name: tool for tool in suite.tools}
 
 
 @per_object

@@ -15,7 +15,15 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.jsonvalue import LONE_SURROGATE, DuplicateKeyError, parse_int, repeated_key, unique_object
+from lobrec.core.jsonvalue import (
+    LONE_SURROGATE,
+    UNPROVEN,
+    DuplicateKeyError,
+    fast_loads,
+    parse_int,
+    repeated_key,
+    unique_object,
+)
 from lobrec.core.suite import Message, Tool
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
@@ -148,6 +156,9 @@ def _loads(
     results file cannot encode: each becomes U+FFFD, unless `keep_surrogates` (the message a chain
     echoes, which `request_body` writes back with the same escapes).
     """
+    data = fast_loads(text)  # text with no repeated key, no surrogate, nothing out of range
+    if data is not UNPROVEN:
+        return data
     hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
     data = json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=hook)
     if not keep_surrogates and _has_surrogates(text):
