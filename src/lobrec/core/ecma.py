@@ -213,7 +213,7 @@ class _Alternative:
     conditions: tuple[tuple[bool, re2._Regexp], ...]
     core: re2._Regexp
 
-    def search(self, text: str) -> bool:
+    def search(self, text: bytes) -> bool:
         return all(
             (condition.search(text) is not None) == positive for positive, condition in self.conditions
         ) and (self.core.search(text) is not None)
@@ -348,13 +348,15 @@ class EcmaPattern:
         self._folds_words = folds_words
 
     def search(self, text: str) -> bool:
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold one; as one character it matches `.`
-            text = text.translate(_SURROGATES)
         if self._folds_words:
             text = text.translate(_FOLDED_WORD)
-        return any(alternative.search(text) for alternative in self._alternatives)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: UTF-8 cannot hold one; as one character it matches `.`
+            data = text.translate(_SURROGATES).encode("utf-8")
+        # RE2 searches UTF-8 bytes (a str is encoded for it): given the bytes once, every alternative
+        # skips the encoding and the offsets a match of a str would be converted back to
+        return any(alternative.search(data) for alternative in self._alternatives)
 
     def __repr__(self) -> str:
         return f"EcmaPattern({self.source!r})"
