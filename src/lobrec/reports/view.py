@@ -13,6 +13,7 @@ sentences here contain outside text the same way, so a format escapes them whole
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -188,8 +189,14 @@ class ModelView:
     routing_notes: tuple[str, ...]
     routed_cases: tuple[RoutedCase, ...] | None = None
     """Run 1's cases through Nex (what it chose, each verdict); None for a model not routed."""
-    matrix: dict[str, MatrixCell] = field(default_factory=dict)
-    """Each case id the model has (any run) with its verdict."""
+    model_runs: ModelRuns | None = field(default=None, repr=False, compare=False)
+    """The runs the matrix is read from."""
+
+    @functools.cached_property
+    def matrix(self) -> dict[str, MatrixCell]:
+        """Each case id the model has (any run) with its verdict: built when a report shows it (the
+        HTML), not for every leaderboard (8,000 cells at 100 models)."""
+        return {} if self.model_runs is None else _matrix(self.model_runs)
 
     def cell(self, headings: Sequence[Heading], key: str) -> Cell:
         """This model's cell in the column `key`."""
@@ -425,7 +432,7 @@ def _model_view(model: ModelResult, runs: ModelRuns, place: int, columns: list[C
         routing=_routing(model),
         routing_notes=() if model.routing is None else tuple(routing_notes(model)),
         routed_cases=None if model.routing is None else tuple(model.routing.cases),
-        matrix=_matrix(runs),
+        model_runs=runs,
     )
 
 
