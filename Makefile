@@ -13,6 +13,8 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@# bytecode as a wheel install has it (an editable install under PYTHONDONTWRITEBYTECODE has none)
+	$(BIN)/python -m compileall -q src/lobrec > /dev/null
 	@touch $(STAMP)
 
 install: $(STAMP) ## Create .venv and install lobrec with its test extras

@@ -35,7 +35,8 @@ def test_version_without_a_bundled_suite_says_to_pass_one(
 @pytest.mark.parametrize("args", [["--version"], ["--help"]])
 def test_start_up_loads_neither_the_suite_code_nor_the_judge(args: list[str]) -> None:
     """`--version` and `--help` name things; they need not import the suite's Structs, the schema
-    validator or the regex translation (bench/ measures the time; this keeps the imports out)."""
+    validator, the regex translation or msgspec (bench/ measures the time; this keeps the imports
+    out)."""
     import subprocess
     import sys
 
@@ -43,7 +44,7 @@ def test_start_up_loads_neither_the_suite_code_nor_the_judge(args: list[str]) ->
         "import sys; from lobrec.cli import main; sys.argv = ['lobrec', *sys.argv[1:]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "heavy = sorted(m for m in sys.modules if m in "
-        "('lobrec.core.suite', 'lobrec.core.jsonschema', 'lobrec.core.ecma', 'lobrec.core.judge', 'httpx'))\n"
+        "('lobrec.core.suite', 'lobrec.core.jsonschema', 'lobrec.core.ecma', 'lobrec.core.judge', 'httpx', 'msgspec'))\n"
         "print('HEAVY', heavy, file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
 import typer
 
 from lobrec.cli._advice import resume_command
@@ -207,15 +206,19 @@ def _unanswered_gates(unanswered: list[str]) -> list[tuple[Exit, str]]:
 
 def _without(run: RunRes, names: list[str]) -> RunRes:
     """`run` less the models named (those that never answered: the terminal has their one line)."""
+    from msgspec import structs
+
     if not names:
         return run
-    return msgspec.structs.replace(run, models=[model for model in run.models if model.model not in names])
+    return structs.replace(run, models=[model for model in run.models if model.model not in names])
 
 
 def _said(outcome: RecordOutcome, unanswered: list[str]) -> RecordOutcome:
     """The outcome less the stop reasons of the models that never answered (their line said it)."""
+    from msgspec import structs
+
     stopped = {name: why for name, why in outcome.stopped.items() if name not in unanswered}
-    return msgspec.structs.replace(outcome, stopped=stopped)
+    return structs.replace(outcome, stopped=stopped)
 
 
 def _never_answered(
@@ -342,6 +345,8 @@ def _record(
 ) -> tuple[Suite, RecordOutcome] | None:
     """Load the suite and record it (None for `--dry-run`, which only says what it would send);
     an error is raised (the command's handler says it), an interrupt is one line and exit 130."""
+    from msgspec import structs
+
     from lobrec.dry_run import dry_run_lines
     from lobrec.gateway import resolve_gateway
     from lobrec.progress import RunProgress
@@ -359,7 +364,7 @@ def _record(
         _say_replaced(suite, options, resume)
         with RunProgress("recording", total=None) as progress:
             outcome = run_async(record_run(suite, gateway, options, progress))
-        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
+        outcome = structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail(
             f"interrupted; every case recorded so far is kept. Resume with: {resume}", Exit.INTERRUPTED

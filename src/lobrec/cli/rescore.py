@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
 import typer
 
 from lobrec.cli._advice import resume_command
@@ -107,6 +106,8 @@ def _rescore(
 ) -> tuple[Suite, RescoreOutcome]:
     """Load the suite (and `--against`'s) and re-judge every model folder; an error is raised (the
     command's handler says it), an interrupt is one line and exit 130."""
+    from msgspec import structs
+
     from lobrec.progress import RunProgress
     from lobrec.replay import RescoreOptions, default_jobs
     from lobrec.replay import rescore as rescore_run
@@ -123,7 +124,7 @@ def _rescore(
         )
         with RunProgress("rescoring", total=None, spending=False) as progress:
             outcome = run_async(rescore_run(suite, options, progress))
-        outcome = msgspec.structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
+        outcome = structs.replace(outcome, run=with_suite_source(outcome.run, suite_path))
     except Interrupted:
         raise fail("interrupted; nothing was written", Exit.INTERRUPTED) from None
     return suite, outcome

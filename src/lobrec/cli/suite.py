@@ -9,7 +9,6 @@ refuses a version that is not that bump (exit 1, one line on stderr).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -205,6 +204,8 @@ def _show_table(console: Console, suite: Suite, group: str | None) -> None:
 
 
 def _json(value: Any) -> str:
+    import json
+
     return json.dumps(value, ensure_ascii=False, indent=2)
 
 
@@ -239,6 +240,8 @@ def _show_case(console: Console, suite: Suite, case: Case) -> None:
 
 
 def _show_call(console: Console, call: ExpectedCall) -> None:
+    import json
+
     from lobrec.core.checks import describe
 
     console.print(f"  [bold]{shown(call.name)}[/bold]")
