@@ -262,7 +262,7 @@ class SuiteChoice:
 def pick_suite(workdir: Path, *, small: bool = False) -> SuiteChoice:
     """`suite/suite.json` when it decodes with 80 cases; else (or when `small`, for `--quick`) the e2e
     tests' 5-case suite, saying why."""
-    from lobrec.core.suite import Suite, encode_suite
+    from lobrec.core.suite.format import Suite, encode_suite
     from lobrec.errors import LobrecError
     from lobrec.suite_file import load_suite
 

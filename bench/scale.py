@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 
 from bench._measure import SECONDS, VENV_BIN, Report, Row, Stats, SuiteChoice, check, run_process
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.results import decode_results
 from lobrec.fakegateway import ORACLE, start_fake_gateway_process, stop_fake_gateway_process
 
 MODELS = 20

@@ -1,4 +1,4 @@
-"""The tiers step alone: `lobrec.core.tiers.tiers` over 10, 100 and 1,000 models, in this process.
+"""The tiers step alone: `lobrec.core.metrics.tiers.tiers` over 10, 100 and 1,000 models, in this process.
 
 The models are the committed fixture results (`fixtures/expected-results.json`) copied under new
 names, fresh objects for every run, so each run builds every model's outcomes again. Every pair is
@@ -14,8 +14,8 @@ import msgspec
 
 from bench._measure import MS, SECONDS, Report, Row, Stats
 from bench.models import ROOT, model_name
-from lobrec.core.results import ModelResult, decode_results
-from lobrec.core.tiers import tiers
+from lobrec.core.metrics.results import ModelResult, decode_results
+from lobrec.core.metrics.tiers import tiers
 
 SIZES = (10, 100, 1000)
 QUICK_SIZES = (3, 5, 8)

@@ -28,7 +28,7 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.suite import CallStep, Case, Suite
+from lobrec.core.suite.format import CallStep, Case, Suite
 from lobrec.errors import LobrecError
 from lobrec.suite_file import read_suite
 

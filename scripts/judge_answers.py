@@ -31,9 +31,9 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import CallStep, Case, Suite
-from lobrec.core.suitecheck import sample_reply
+from lobrec.core.judge.step import judge_step
+from lobrec.core.suite.build_rules import sample_reply
+from lobrec.core.suite.format import CallStep, Case, Suite
 from lobrec.errors import LobrecError
 from lobrec.suite_file import load_suite
 

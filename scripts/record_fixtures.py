@@ -22,12 +22,12 @@ from typing import Any
 import msgspec
 
 from lobrec.cassette.layout import model_dir_name
-from lobrec.core.results import ModelResult, encode_results
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import ModelResult, encode_results
+from lobrec.core.suite.format import Suite
 from lobrec.fakegateway import FakeGateway
-from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record
-from lobrec.replay import rescore
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.recording import RecordOptions, record
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]

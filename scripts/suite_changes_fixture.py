@@ -18,7 +18,7 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.replay import RescoreOptions, rescore
+from lobrec.running.replay import RescoreOptions, rescore
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ JSON value, which the build turns into the string the tool would return, and a l
 written as a declarative form (`suite/forms.py`: a clock time judged by its instant, no other date
 in a month, a piece of a text, none of some phrases) that the build expands into the `regex` check
 the published file holds. Everything else is the suite format itself (`docs/suite-format.md`),
-decoded strictly by `lobrec.core.suite`.
+decoded strictly by `lobrec.core.suite.format`.
 
 The build also writes suite/translations.json: the patterns of the suite and of its kept versions
 (history/) translated into RE2's syntax, which runs then only compile (`lobrec.translations`).
@@ -26,9 +26,9 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core import ecma, jsonschema
-from lobrec.core.runnable import runnable_problems
-from lobrec.core.suite import GROUPS, Suite, decode_suite, encode_suite
+from lobrec.core.suite import ecma, jsonschema
+from lobrec.core.suite.format import GROUPS, Suite, decode_suite, encode_suite
+from lobrec.core.suite.run_rules import runnable_problems
 from lobrec.errors import SuiteError
 from lobrec.translations import FILE_NAME, encode_translations
 

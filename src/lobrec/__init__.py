@@ -24,31 +24,31 @@ from lobrec._version import __version__
 _EXPORTS = {
     # the suite
     "load_suite": "lobrec.suite_file",
-    "Suite": "lobrec.core.suite",
-    "Case": "lobrec.core.suite",
-    "CallStep": "lobrec.core.suite",
-    "NoCallStep": "lobrec.core.suite",
-    "Tool": "lobrec.core.suite",
+    "Suite": "lobrec.core.suite.format",
+    "Case": "lobrec.core.suite.format",
+    "CallStep": "lobrec.core.suite.format",
+    "NoCallStep": "lobrec.core.suite.format",
+    "Tool": "lobrec.core.suite.format",
     # judging one step, and the JSON Schema subset (its one home is `lobrec.schema`)
-    "judge_step": "lobrec.core.judge",
-    "Reply": "lobrec.core.wire",
-    "StepVerdict": "lobrec.core.results",
+    "judge_step": "lobrec.core.judge.step",
+    "Reply": "lobrec.core.judge.wire",
+    "StepVerdict": "lobrec.core.metrics.results",
     "validate": "lobrec.schema",
     # the results
-    "RunResult": "lobrec.core.results",
-    "ModelResult": "lobrec.core.results",
-    "CaseResult": "lobrec.core.results",
+    "RunResult": "lobrec.core.metrics.results",
+    "ModelResult": "lobrec.core.metrics.results",
+    "CaseResult": "lobrec.core.metrics.results",
     # recording and rescoring: each takes its options and returns a frozen outcome
-    "record": "lobrec.recording",
-    "RecordOptions": "lobrec.recording",
-    "RecordOutcome": "lobrec.recording",
-    "RetryPolicy": "lobrec.runner",
-    "rescore": "lobrec.replay",
-    "RescoreOptions": "lobrec.replay",
-    "RescoreOutcome": "lobrec.replay",
-    "Progress": "lobrec.runner",
-    "resolve_gateway": "lobrec.gateway",
-    "Gateway": "lobrec.gateway",
+    "record": "lobrec.running.recording",
+    "RecordOptions": "lobrec.running.recording",
+    "RecordOutcome": "lobrec.running.recording",
+    "RetryPolicy": "lobrec.running.runner",
+    "rescore": "lobrec.running.replay",
+    "RescoreOptions": "lobrec.running.replay",
+    "RescoreOutcome": "lobrec.running.replay",
+    "Progress": "lobrec.running.runner",
+    "resolve_gateway": "lobrec.running.gateway",
+    "Gateway": "lobrec.running.gateway",
     # every error a public function can raise (`lobrec.errors`)
     "LobrecError": "lobrec.errors",
     "SuiteError": "lobrec.errors",
@@ -100,10 +100,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from lobrec.core.judge import judge_step
-    from lobrec.core.results import CaseResult, ModelResult, RunResult, StepVerdict
-    from lobrec.core.suite import CallStep, Case, NoCallStep, Suite, Tool
-    from lobrec.core.wire import Reply
+    from lobrec.core.judge.step import judge_step
+    from lobrec.core.judge.wire import Reply
+    from lobrec.core.metrics.results import CaseResult, ModelResult, RunResult, StepVerdict
+    from lobrec.core.suite.format import CallStep, Case, NoCallStep, Suite, Tool
     from lobrec.errors import (
         CassetteError,
         CassetteMiss,
@@ -116,10 +116,10 @@ if TYPE_CHECKING:
         TransportFailure,
         VersionMismatch,
     )
-    from lobrec.gateway import Gateway, resolve_gateway
-    from lobrec.recording import RecordOptions, RecordOutcome, record
-    from lobrec.replay import RescoreOptions, RescoreOutcome, rescore
-    from lobrec.runner import Progress, RetryPolicy
+    from lobrec.running.gateway import Gateway, resolve_gateway
+    from lobrec.running.recording import RecordOptions, RecordOutcome, record
+    from lobrec.running.replay import RescoreOptions, RescoreOutcome, rescore
+    from lobrec.running.runner import Progress, RetryPolicy
     from lobrec.schema import validate
     from lobrec.suite_file import load_suite
 

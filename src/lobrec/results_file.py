@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lobrec.errors import LobrecError
 
 if TYPE_CHECKING:
-    from lobrec.core.results import RunResult
+    from lobrec.core.metrics.results import RunResult
 
 MAX_RESULTS_BYTES = 64 * 1024 * 1024
 """A results file larger than this is refused unread: a case keeps at most `MAX_CASE_BYTES` in it."""
@@ -20,7 +20,7 @@ def read_results(path: Path) -> RunResult:
     lobrec results file."""
     import msgspec
 
-    from lobrec.core.results import decode_results
+    from lobrec.core.metrics.results import decode_results
     from lobrec.files import read_capped
 
     data = read_capped(path, MAX_RESULTS_BYTES, "results file", LobrecError, follow=True)
@@ -37,8 +37,8 @@ def _written_format(data: bytes) -> int | None:
     """The `results_format` a file that does not decode says it has, if it says one."""
     import msgspec
 
-    from lobrec.core.jsonvalue import too_deep
-    from lobrec.core.results import MAX_RESULTS_DEPTH
+    from lobrec.core.judge.jsonvalue import too_deep
+    from lobrec.core.metrics.results import MAX_RESULTS_DEPTH
 
     class Format(msgspec.Struct):
         results_format: int | None = None
@@ -54,7 +54,7 @@ def _written_format(data: bytes) -> int | None:
 def _refuse_newer(path: Path, found: int | None) -> None:
     """A file of a newer results format may mean what this lobrec cannot know: refused, neither
     read as ours nor called "not a results file"."""
-    from lobrec.core.results import RESULTS_FORMAT
+    from lobrec.core.metrics.results import RESULTS_FORMAT
 
     if found is not None and found > RESULTS_FORMAT:
         raise LobrecError(

@@ -35,7 +35,7 @@ from lobrec.defaults import (
 )
 from lobrec.errors import ConfigError
 from lobrec.files import read_capped
-from lobrec.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV, check_url
+from lobrec.running.gateway import DEFAULT_BASE_URL, KEY_ENV, URL_ENV, check_url
 
 CONFIG_FILE = "lobrec.toml"
 PYPROJECT = "pyproject.toml"
@@ -310,7 +310,7 @@ def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
     """Values of the right type that the option itself would refuse, in the option's words (the
     base URL by the gateway's own rule: an empty one is never replaced by the remote default).
     Retry delays given as a list are already spelt as the option spells them (`_decode`)."""
-    from lobrec.core.gates import parse_allowance, parse_score_percent
+    from lobrec.core.metrics.gates import parse_allowance, parse_score_percent
 
     checks: list[tuple[str, Any, Callable[[Any], object], type[Exception]]] = [
         ("base-url", found.base_url, check_url, ConfigError),
@@ -371,7 +371,7 @@ def _setting(
 
 def _file_value(name: str, from_file: Any) -> Any:
     """A file's value as the option takes it: `max-errored` as text, `fail-under = "80%"` as a number."""
-    from lobrec.core.gates import parse_score_percent
+    from lobrec.core.metrics.gates import parse_score_percent
 
     if name == "max_errored":
         return str(from_file)

@@ -7,7 +7,7 @@ source of truth. `default_suite_path` is the only rule for where that is; every 
 falls back to it, and reports call it "bundled".
 
 Two ways in: `load_suite` (the public one, what `record`, `rescore` and the Python API use) refuses
-a suite no run can use (`lobrec.core.runnable`); `read_suite` only decodes, for the commands that
+a suite no run can use (`lobrec.core.suite.run_rules`); `read_suite` only decodes, for the commands that
 look at a suite without running it (`suite check` lists every problem, `suite show`, `audit`).
 """
 
@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 from lobrec.errors import ConfigError, LobrecError, SuiteError
 
 if TYPE_CHECKING:
-    from lobrec.core.results import RunResult
-    from lobrec.core.suite import Suite
+    from lobrec.core.metrics.results import RunResult
+    from lobrec.core.suite.format import Suite
 
 # The suite, msgspec and the file reader are imported in the functions that use them: `lobrec
 # --version` imports this module to name the bundled suite, and must start as fast as `import typer`.
@@ -61,7 +61,7 @@ def read_suite(path: str | Path | None = None) -> Suite:
     Only a regular file is read (through a symlink the user named, but never a FIFO or device, which
     could hang the command), and never one over `MAX_SUITE_BYTES`.
     """
-    from lobrec.core.suite import decode_suite
+    from lobrec.core.suite.format import decode_suite
 
     suite_path, data = _read(path)
     return decode_suite(data, str(suite_path))
@@ -147,8 +147,8 @@ def shipped_suites() -> list[Suite]:
 
 def load_suite(path: str | Path | None = None) -> Suite:
     """The suite a run can use (default: the bundled one): `read_suite`, then refused with a
-    SuiteError naming the file and the first rule of `lobrec.core.runnable` it breaks."""
-    from lobrec.core.runnable import runnable_problems  # here: `lobrec --version` reads, never runs
+    SuiteError naming the file and the first rule of `lobrec.core.suite.run_rules` it breaks."""
+    from lobrec.core.suite.run_rules import runnable_problems  # here: `lobrec --version` reads, never runs
     from lobrec.translations import remember_bundled
 
     remember_bundled(suite_dir())  # the shipped patterns' translations: checking then only compiles

@@ -1,6 +1,6 @@
 """The bundled suite's patterns, translated into RE2's syntax at build time.
 
-Translating an ECMA-262 pattern (`lobrec.core.ecma`) is the costly part of loading a suite: suite
+Translating an ECMA-262 pattern (`lobrec.core.suite.ecma`) is the costly part of loading a suite: suite
 1.3.0's built clock-time checks run to 30,000 characters, and translating its 111 patterns took
 0.3 s of every rescore, longer than judging a dozen models. `suite/build.py` writes the translations
 of every shipped suite's patterns beside the suite (`translations.json`), with a fingerprint of the
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.core import ecma, ecmasyntax
-from lobrec.core.ecma import Translation
+from lobrec.core.suite import ecma, ecmasyntax
+from lobrec.core.suite.ecma import Translation
 
 FILE_NAME = "translations.json"
 

@@ -18,13 +18,13 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.layout import model_dir_name
 from lobrec.cli._command import Command
 from lobrec.cli.audit import audit_command
-from lobrec.core.suite import Suite
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.core.suite.format import Suite
+from lobrec.running.gateway import Gateway
+from lobrec.running.recording import RecordOptions, record
 from lobrec.suite_file import load_suite
 from tests.cassette.test_hostile_cassettes import MODEL, ROWS, Hostile, planted
 

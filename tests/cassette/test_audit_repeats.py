@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from tests.support.repeated import COMMITTED, ORACLE, SLOPPY, repeated_model
 
 

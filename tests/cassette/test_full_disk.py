@@ -23,12 +23,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.format import load_cassette_file
 from lobrec.cassette.layout import MANIFEST, model_dir_name
 from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
-from lobrec.core.suite import Suite
+from lobrec.core.suite.format import Suite
 from lobrec.suite_file import load_suite
 from tests.support.cli import cli_env
 

@@ -20,9 +20,9 @@ import pytest
 
 from lobrec.cassette.format import MAX_CASSETTE_BYTES
 from lobrec.cassette.layout import model_dir_name
-from lobrec.core.results import CaseResult, ModelResult, decode_results
-from lobrec.core.suite import Suite
-from lobrec.replay import rescore
+from lobrec.core.metrics.results import CaseResult, ModelResult, decode_results
+from lobrec.core.suite.format import Suite
+from lobrec.running.replay import rescore
 from tests.support.cli import run_lobrec
 from tests.support.faults import oracle_handler, record_with_handler
 

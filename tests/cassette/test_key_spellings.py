@@ -27,14 +27,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.layout import model_dir_name
+from lobrec.cassette.spellings import scrub
 from lobrec.cassette.vcrpy import cassette_bytes, new_for_recording
 from lobrec.errors import ConfigError
-from lobrec.gateway import resolve_gateway
-from lobrec.live import LiveLink
-from lobrec.runner import no_sleep, run_case
-from lobrec.spellings import scrub
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.live import LiveLink
+from lobrec.running.runner import no_sleep, run_case
 from tests.cassette.test_secrets import record
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.faults import FAST_RETRIES, RawRequest, RawServer

@@ -22,7 +22,7 @@ from vcr.request import Request as VcrRequest
 from lobrec.cassette.format import CassetteFile, encode_pretty
 from lobrec.cassette.vcrpy import MATCH_ON, MsgspecSerializer, SafePersister
 from lobrec.errors import CassetteError
-from lobrec.playback import ReplayCassette, open_for_replay
+from lobrec.running.playback import ReplayCassette, open_for_replay
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "fixtures" / "cassettes"

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lobrec.cassette.layout import model_dir_name
 from lobrec.cli import app
-from lobrec.core.suite import Suite
+from lobrec.core.suite.format import Suite
 
 MODEL = "fixture/oracle"
 OTHER = "auto"

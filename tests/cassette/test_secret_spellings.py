@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lobrec.cassette.spellings import holds_secret
 from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.errors import GatewayError
-from lobrec.exchange import Answer
-from lobrec.live import LiveLink
-from lobrec.spellings import holds_secret
+from lobrec.running.exchange import Answer
+from lobrec.running.live import LiveLink
 
 KEY = "lsk-canary/RT+4471=zz-9d3f"
 URL = "http://127.0.0.1:9/v1/chat/completions"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.format import load_cassette_file
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.faults import FAST_RETRIES, RawServer, echo_key, ok

@@ -17,8 +17,8 @@ from lobrec.cassette.layout import LOCK, model_dir_name
 from lobrec.cassette.locks import writer_lock, writer_pid
 from lobrec.errors import CassetteError
 from lobrec.files import write_atomic
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, record
+from lobrec.running.gateway import Gateway
+from lobrec.running.recording import RecordOptions, record
 from lobrec.suite_file import load_suite
 from tests.support.cli import LOBREC, cli_env, run_lobrec
 from tests.support.gateway import running_gateway

@@ -8,7 +8,7 @@ import msgspec
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.results import RunResult, decode_results, encode_results
+from lobrec.core.metrics.results import RunResult, decode_results, encode_results
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT / "fixtures" / "cassettes" / "fixture%2Foracle"

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.cli._gates import score_against
-from lobrec.core.gates import failed_gates
+from lobrec.core.metrics.gates import failed_gates
 from tests.support.sample_results import sample_run
 
 

@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.compare import compare
-from lobrec.core.results import Recording, RunResult, decode_results, encode_results
-from lobrec.core.versioning import diff_suites
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import Recording, RunResult, decode_results, encode_results
+from lobrec.core.suite.versioning import diff_suites
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

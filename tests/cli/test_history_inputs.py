@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.results import RESULTS_FORMAT
+from lobrec.core.metrics.results import RESULTS_FORMAT
 from lobrec.reports._labels import LABEL_FONT_PX, text_width
 from tests.support.cli import cli_env, run_lobrec
 

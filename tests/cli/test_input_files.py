@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lobrec.cli import app
-from lobrec.core.results import MAX_RESULTS_DEPTH
+from lobrec.core.metrics.results import MAX_RESULTS_DEPTH
 from lobrec.suite_file import MAX_SUITE_BYTES
 from tests.support.cli import run_lobrec
 from tests.support.examples import costly

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from lobrec.cli import app
 from lobrec.errors import ConfigError
-from lobrec.gateway import DEFAULT_BASE_URL, check_key_destination, resolve_gateway
+from lobrec.running.gateway import DEFAULT_BASE_URL, check_key_destination, resolve_gateway
 
 KEY = "lk-test-0123456789abcdef"
 COLLECTOR = "https://collector.invalid/v1"
@@ -35,7 +35,7 @@ def reached(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         gateways.append(gateway)
         raise Reached
 
-    monkeypatch.setattr("lobrec.recording.record", stand_in)
+    monkeypatch.setattr("lobrec.running.recording.record", stand_in)
     return gateways
 
 

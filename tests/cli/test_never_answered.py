@@ -14,8 +14,8 @@ import msgspec
 import pytest
 
 from lobrec.cli._unanswered import Folders, unanswered_line
-from lobrec.core.results import ModelResult
-from lobrec.core.suite import encode_suite
+from lobrec.core.metrics.results import ModelResult
+from lobrec.core.suite.format import encode_suite
 from lobrec.fakegateway.process import start_fake_gateway_process, stop_fake_gateway_process
 from tests.support.cli import LOBREC, cli_env
 from tests.support.gateway import build_small_suite

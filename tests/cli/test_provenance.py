@@ -14,7 +14,7 @@ import pytest
 
 from lobrec import __version__
 from lobrec.cassette.manifest import suite_fingerprint
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.results import decode_results
 from lobrec.reports._format import provenance
 from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec

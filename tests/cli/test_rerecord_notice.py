@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import app
-from lobrec.core.suite import encode_suite
+from lobrec.core.suite.format import encode_suite
 from lobrec.fakegateway.process import start_fake_gateway_process, stop_fake_gateway_process
 from tests.support.gateway import build_small_suite
 

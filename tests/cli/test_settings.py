@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from lobrec.cli._options import REPORT_HELP
 from lobrec.errors import ConfigError
-from lobrec.gateway import DEFAULT_BASE_URL, URL_ENV
-from lobrec.runner import DEFAULT_RETRY_DELAYS_S, RetryPolicy
+from lobrec.running.gateway import DEFAULT_BASE_URL, URL_ENV
+from lobrec.running.runner import DEFAULT_RETRY_DELAYS_S, RetryPolicy
 from lobrec.settings import (
     DEFAULTS,
     REPORT_KEYS,

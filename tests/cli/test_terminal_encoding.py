@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.suite import encode_suite
+from lobrec.core.suite.format import encode_suite
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.gateway import FakeGatewayProcess, build_small_suite, running_gateway
 

@@ -44,8 +44,8 @@ def test_start_up_loads_neither_the_suite_code_nor_the_judge(args: list[str]) ->
         "import sys; from lobrec.cli import main; sys.argv = ['lobrec', *sys.argv[1:]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "heavy = sorted(m for m in sys.modules if m in "
-        "('lobrec.core.suite', 'lobrec.core.jsonschema', 'lobrec.core.ecma', 'lobrec.core.judge',"
-        " 'httpx', 'msgspec'))\n"
+        "('lobrec.core.suite.format', 'lobrec.core.suite.jsonschema', 'lobrec.core.suite.ecma',"
+        " 'lobrec.core.judge.step', 'httpx', 'msgspec'))\n"
         "print('HEAVY', heavy, file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lobrec.core.checks import compile_pattern
+from lobrec.core.suite.checks import compile_pattern
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from lobrec.gateway import KEY_ENV, MIN_KEY_LENGTH, URL_ENV
+from lobrec.running.gateway import KEY_ENV, MIN_KEY_LENGTH, URL_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()

@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core.results import CaseRuns, Repeats, RunMetrics, Spread
+from lobrec.core.metrics.results import CaseRuns, Repeats, RunMetrics, Spread
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lobrec.core import wire
+from lobrec.core.judge import wire
 from lobrec.fakegateway import answer
 from lobrec.fakegateway.models import scripted_as
 from lobrec.suite_file import load_suite

@@ -15,8 +15,14 @@ import msgspec
 import openai
 import pytest
 
-from lobrec.core.suite import CallStep, Case, Suite
-from lobrec.core.wire import NotACompletion, assistant_message, parse_completion, request_body, tool_message
+from lobrec.core.judge.wire import (
+    NotACompletion,
+    assistant_message,
+    parse_completion,
+    request_body,
+    tool_message,
+)
+from lobrec.core.suite.format import CallStep, Case, Suite
 from lobrec.errors import SuiteError
 from lobrec.fakegateway import FakeGateway, answer, start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.fakegateway.faults import NOT_JSON_BODY

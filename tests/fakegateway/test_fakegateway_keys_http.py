@@ -18,8 +18,8 @@ import httpx
 import openai
 import pytest
 
-from lobrec.core.suite import Suite
-from lobrec.core.wire import request_body
+from lobrec.core.judge.wire import request_body
+from lobrec.core.suite.format import Suite
 from lobrec.fakegateway import FakeGateway, FaultRule, start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.suite_file import load_suite
 from tests.support.gateway import FakeGatewayProcess

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from lobrec.cli._command import Command
 from lobrec.cli.fake import fake_gateway_command
-from lobrec.core.suite import (
+from lobrec.core.judge.wire import assistant_message, parse_completion, request_body, tool_message
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     ExpectedCall,
@@ -23,7 +24,6 @@ from lobrec.core.suite import (
     Suite,
     Tool,
 )
-from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
 from lobrec.errors import ConfigError
 from lobrec.fakegateway import MODELS, FakeGateway, FaultRule, answer, is_loopback, locate
 from lobrec.fakegateway.completions import (

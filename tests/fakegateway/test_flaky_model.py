@@ -13,8 +13,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import (
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import assistant_message, parse_completion, request_body, tool_message
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     ExpectedCall,
@@ -24,7 +25,6 @@ from lobrec.core.suite import (
     Suite,
     Tool,
 )
-from lobrec.core.wire import assistant_message, parse_completion, request_body, tool_message
 from lobrec.fakegateway import FLAKY, FLAKY_CASES, MODELS, ORACLE, answer, flaky_passes
 from lobrec.fakegateway.models import DONE, FLAKY_CYCLE, FLAKY_FIRST_RUN_ONLY, FLAKY_NEVER, SILENT_REPLY
 from lobrec.suite_file import load_suite

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import Case
-from lobrec.core.wire import parse_completion, request_body
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion, request_body
+from lobrec.core.suite.format import Case
 from lobrec.fakegateway import FLAKY, FLAKY_CASES, answer, flaky_passes
 from lobrec.suite_file import load_suite
 from tests.support.gateway import FakeGatewayProcess, running_gateway

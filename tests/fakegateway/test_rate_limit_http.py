@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from lobrec.cli.fake import fake_gateway_command
-from lobrec.core.suite import Suite
-from lobrec.core.wire import request_body
+from lobrec.core.judge.wire import request_body
+from lobrec.core.suite.format import Suite
 from lobrec.fakegateway import (
     FLAKY,
     FakeGateway,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import CallStep, Eq, ExpectedCall, Message
-from lobrec.core.wire import parse_completion
-from lobrec.runner import _next_messages
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion
+from lobrec.core.suite.format import CallStep, Eq, ExpectedCall, Message
+from lobrec.running.runner import _next_messages
 
 STEP = CallStep(
     calls=[

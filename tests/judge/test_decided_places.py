@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from lobrec.core.checks import run_check
-from lobrec.core.metrics import compute_metrics
-from lobrec.core.suite import Regex
+from lobrec.core.metrics.rates import compute_metrics
+from lobrec.core.suite.checks import run_check
+from lobrec.core.suite.format import Regex
 from tests.judge.test_judge_edges import MODEL, RIGHT, SUITE, completion, refusal, run_live_and_replay
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import given
 
-from lobrec.core import wire
+from lobrec.core.judge import wire
 from tests.judge.test_judge_edges import MODEL, any_text, completion, refusal, run_live_and_replay
 
 _NEXT = [

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from lobrec.core.failures import FAILURE_KINDS, StepFailure, annotate_case, broke_at, classify_step
-from lobrec.core.judge import judge_step
-from lobrec.core.results import CallRecord, CaseResult, Mismatch, StepVerdict
-from lobrec.core.suite import (
+from lobrec.core.judge.failures import FAILURE_KINDS, StepFailure, annotate_case, broke_at, classify_step
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion
+from lobrec.core.metrics.results import CallRecord, CaseResult, Mismatch, StepVerdict
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     Eq,
@@ -21,7 +22,6 @@ from lobrec.core.suite import (
     Regex,
     Tool,
 )
-from lobrec.core.wire import parse_completion
 
 
 def call(name: str | None, arguments: str | None = "{}", *, offered: bool = True) -> CallRecord:

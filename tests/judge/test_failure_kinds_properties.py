@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.failures import FAILURE_KINDS, classify_step
-from lobrec.core.metrics import model_result
-from lobrec.core.results import CaseResult, StepVerdict
+from lobrec.core.judge.failures import FAILURE_KINDS, classify_step
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.results import CaseResult, StepVerdict
 from tests.support.strategies import TOOL_NAMES, step_verdicts, suites_and_results
 
 

@@ -17,8 +17,8 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from lobrec.core import wire
-from lobrec.core.jsonvalue import UNPROVEN, fast_loads, parse_int, unique_object
+from lobrec.core.judge import wire
+from lobrec.core.judge.jsonvalue import UNPROVEN, fast_loads, parse_int, unique_object
 
 KEYS = st.text(st.sampled_from('ab:"\\é\U0001f600\u2028 \ud800'), max_size=4)
 SCALARS = (

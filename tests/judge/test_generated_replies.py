@@ -26,14 +26,14 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from lobrec.cassette.vcrpy import new_for_recording, save
-from lobrec.core import wire
-from lobrec.core.judge import judge_step
-from lobrec.core.results import CaseResult, encode_results
-from lobrec.core.suite import CallStep, Suite
-from lobrec.live import LiveLink
-from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.run_result import build_run_result
-from lobrec.runner import no_sleep, replay_case, run_case
+from lobrec.core.judge import wire
+from lobrec.core.judge.step import judge_step
+from lobrec.core.metrics.results import CaseResult, encode_results
+from lobrec.core.suite.format import CallStep, Suite
+from lobrec.running.live import LiveLink
+from lobrec.running.playback import ReplayExchange, open_for_replay
+from lobrec.running.run_result import build_run_result
+from lobrec.running.runner import no_sleep, replay_case, run_case
 from lobrec.suite_file import load_suite
 from tests.support.faults import MOCK_URL, real_suite_path
 from tests.support.gateway import build_small_suite

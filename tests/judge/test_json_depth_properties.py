@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from lobrec.core.jsonvalue import _first_too_deep, too_deep
+from lobrec.core.judge.jsonvalue import _first_too_deep, too_deep
 
 # Texts made of what the scan cares about: brackets, quotes, escapes, and other bytes.
 pieces = st.sampled_from(

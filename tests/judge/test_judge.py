@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import CallStep, Contains, Eq, ExpectedCall, FunctionSpec, NoCallStep, Tool
-from lobrec.core.wire import parse_completion
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion
+from lobrec.core.suite.format import CallStep, Contains, Eq, ExpectedCall, FunctionSpec, NoCallStep, Tool
 
 READ = Tool(
     type="function",

@@ -20,13 +20,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.cassette.vcrpy import new_for_recording, save
-from lobrec.core.metrics import compute_metrics
-from lobrec.core.results import CaseResult
+from lobrec.core.metrics.rates import compute_metrics
+from lobrec.core.metrics.results import CaseResult
 from lobrec.errors import TransportFailure
-from lobrec.exchange import Answer
-from lobrec.live import LiveLink
-from lobrec.playback import ReplayExchange, open_for_replay
-from lobrec.runner import no_sleep, replay_case, run_case
+from lobrec.running.exchange import Answer
+from lobrec.running.live import LiveLink
+from lobrec.running.playback import ReplayExchange, open_for_replay
+from lobrec.running.runner import no_sleep, replay_case, run_case
 from tests.support.gateway import build_small_suite
 
 SUITE = build_small_suite()
@@ -330,8 +330,8 @@ def test_a_refused_call_gets_the_verdict_the_same_call_gets_in_a_completion(
 ) -> None:
     """Any name and arguments text: through Groq's refusal or a 200, the same verdict and records,
     but for the refusal's quirk (the provider's verdict never decides ours)."""
-    from lobrec.core import wire
-    from lobrec.core.judge import judge_step
+    from lobrec.core.judge import wire
+    from lobrec.core.judge.step import judge_step
 
     sel = case("sel-01")
     offered = SUITE.offered_tools(sel)
@@ -379,7 +379,7 @@ def _sent_arguments(body: bytes) -> Any:
 def test_any_arguments_text_goes_back_in_the_next_request_as_received(
     arguments: str, ascii_only: bool
 ) -> None:
-    from lobrec.core import wire
+    from lobrec.core.judge import wire
 
     body = _reply_body(arguments, ascii_only)
     reply = wire.parse_completion(body)
@@ -438,8 +438,8 @@ json_numbers = st.builds(
 
 @given(json_numbers)
 def test_any_valid_json_number_in_the_arguments_parses(number: str) -> None:
-    from lobrec.core.results import encode_results
-    from lobrec.run_result import build_run_result
+    from lobrec.core.metrics.results import encode_results
+    from lobrec.running.run_result import build_run_result
 
     arguments = '{"path": "README.md", "start_line": ' + number + "}"
     script: list[Answer | TransportFailure] = [
@@ -456,16 +456,16 @@ def test_any_valid_json_number_in_the_arguments_parses(number: str) -> None:
 
 
 def test_an_integer_past_pythons_digit_limit_is_judged_exactly() -> None:
-    from lobrec.core.checks import run_check
-    from lobrec.core.jsonschema import validate
-    from lobrec.core.suite import Eq, Range
+    from lobrec.core.suite.checks import run_check
+    from lobrec.core.suite.format import Eq, Range
+    from lobrec.core.suite.jsonschema import validate
 
     huge = "9" * 5000
     arguments = '{"path": "README.md", "start_line": ' + huge + "}"
     script: list[Answer | TransportFailure] = [Answer(200, {}, completion([("read_file", arguments)]), 5.0)]
     result = asyncio.run(run_case(Scripted(script), SUITE, case("sel-01"), MODEL, sleep=no_sleep))
     assert result.passed and result.steps[0].calls[0].schema_valid is True
-    from lobrec.core import wire
+    from lobrec.core.judge import wire
 
     parsed = wire.parse_completion(completion([("read_file", arguments)])).calls[0].arguments
     assert parsed is not None

@@ -8,10 +8,10 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.judge import judge_step
-from lobrec.core.matching import maximum_matching, perfect_matching
-from lobrec.core.suite import CallStep
-from lobrec.core.wire import parse_completion
+from lobrec.core.judge.matching import maximum_matching, perfect_matching
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion
+from lobrec.core.suite.format import CallStep
 from tests.support.strategies import call_steps, compatibility, completion_for
 
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core import wire
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import CallStep, ExpectedCall, FunctionSpec, NoCallStep, Tool
+from lobrec.core.judge import wire
+from lobrec.core.judge.step import judge_step
+from lobrec.core.suite.format import CallStep, ExpectedCall, FunctionSpec, NoCallStep, Tool
 
 TOOL = Tool(
     type="function",

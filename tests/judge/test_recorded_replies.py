@@ -16,17 +16,17 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from lobrec.core import wire
-from lobrec.core.results import CaseResult, RunResult, encode_results
-from lobrec.core.suite import NoCallStep, Suite
+from lobrec.core.judge import wire
+from lobrec.core.metrics.results import CaseResult, RunResult, encode_results
+from lobrec.core.suite.format import NoCallStep, Suite
 from lobrec.errors import ConfigError
 from lobrec.fakegateway import load_replies, start_fake_gateway_process, stop_fake_gateway_process
-from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record_waiting_with
-from lobrec.replay import rescore
 from lobrec.reports.html import render_html
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.terminal import render_leaderboard
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.recording import RecordOptions, record_waiting_with
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 
 pytestmark = pytest.mark.process

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from lobrec.core.suite import FunctionSpec, Message, Tool
-from lobrec.core.wire import NotACompletion, parse_completion, request_body
+from lobrec.core.judge.wire import NotACompletion, parse_completion, request_body
+from lobrec.core.suite.format import FunctionSpec, Message, Tool
 
 TOOL = Tool(type="function", function=FunctionSpec(name="f", description="d", parameters={"type": "object"}))
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from lobrec.core import wire
+from lobrec.core.judge import wire
 
 CORPUS = Path(__file__).parents[2] / "fixtures" / "wire-corpus"
 

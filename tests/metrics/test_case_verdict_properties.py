@@ -1,4 +1,4 @@
-"""The one verdict of a case over its runs (`lobrec.core.repeats.case_verdict`): the worst run wins,
+"""The one verdict of a case over its runs (`lobrec.core.metrics.repeats.case_verdict`): the worst run wins,
 flaky when judged runs disagree, and the order of the runs never matters."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import get_args
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.repeats import (
+from lobrec.core.metrics.repeats import (
     CaseVerdict,
     case_runs,
     case_verdict,
@@ -17,7 +17,7 @@ from lobrec.core.repeats import (
     run_verdict,
     scored_verdict,
 )
-from lobrec.core.results import CaseResult, RunOutcome, StepVerdict
+from lobrec.core.metrics.results import CaseResult, RunOutcome, StepVerdict
 
 OUTCOMES: tuple[RunOutcome, ...] = get_args(RunOutcome)
 

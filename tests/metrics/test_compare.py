@@ -1,4 +1,4 @@
-"""`lobrec.core.compare`: the exact McNemar test, its reading, and pairing two models' cases."""
+"""`lobrec.core.metrics.compare`: the exact McNemar test, its reading, and pairing two models' cases."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import msgspec
 import pytest
 
-from lobrec.core.compare import (
+from lobrec.core.metrics.compare import (
     Comparison,
     KindChange,
     MetricDelta,
@@ -18,7 +18,7 @@ from lobrec.core.compare import (
     mcnemar_exact,
     verdict,
 )
-from lobrec.core.results import SuiteRef
+from lobrec.core.metrics.results import SuiteRef
 from lobrec.reports.diff import interpretation
 from tests.support.sample_results import model_result, sample_run, sample_suite, wrong_tool
 

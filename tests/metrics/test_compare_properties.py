@@ -8,8 +8,8 @@ from itertools import product
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import SIGNIFICANCE, compare, mcnemar_exact
-from lobrec.core.results import (
+from lobrec.core.metrics.compare import SIGNIFICANCE, compare, mcnemar_exact
+from lobrec.core.metrics.results import (
     CaseResult,
     Counts,
     Metrics,

@@ -1,4 +1,4 @@
-"""The gates (`lobrec.core.gates`): each fails exactly when its rule says, for any results."""
+"""The gates (`lobrec.core.metrics.gates`): each fails exactly when its rule says, for any results."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lobrec.core.gates import failed_gates, parse_allowance
-from lobrec.core.metrics import model_result
-from lobrec.core.results import CaseResult, RunResult, SuiteRef
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.gates import failed_gates, parse_allowance
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.results import CaseResult, RunResult, SuiteRef
+from lobrec.core.suite.format import Suite
 from tests.support.strategies import allowance_texts, suites_and_results
 
 

@@ -1,4 +1,4 @@
-"""`lobrec.core.history` on hand-computed examples: which steps are flagged, and why.
+"""`lobrec.core.metrics.history` on hand-computed examples: which steps are flagged, and why.
 
 Every model here is built from no-call cases passed or failed at will (tests/support/tier_models.py), so
 each McNemar or sign-test p-value can be worked out on paper: b discordant cases one way and c the
@@ -11,9 +11,9 @@ import msgspec
 import pytest
 
 from lobrec.cassette.manifest import suite_fingerprint
-from lobrec.core.history import HASH_NOTE, History, Step, build_history, step_scope
-from lobrec.core.results import ModelResult, Recording, RunResult, SuiteRef
-from lobrec.core.suite import Message, Suite
+from lobrec.core.metrics.history import HASH_NOTE, History, Step, build_history, step_scope
+from lobrec.core.metrics.results import ModelResult, Recording, RunResult, SuiteRef
+from lobrec.core.suite.format import Message, Suite
 from tests.support.tier_models import model_of, no_call_suite
 
 SUITE = no_call_suite(10)

@@ -1,4 +1,4 @@
-"""Properties of `lobrec.core.history` over random histories of random models."""
+"""Properties of `lobrec.core.metrics.history` over random histories of random models."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.cassette.manifest import suite_fingerprint
-from lobrec.core.compare import SIGNIFICANCE, compare
-from lobrec.core.history import build_history, restrict, step_scope
-from lobrec.core.results import ModelResult, RunResult, SuiteRef
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.compare import SIGNIFICANCE, compare
+from lobrec.core.metrics.history import build_history, restrict, step_scope
+from lobrec.core.metrics.results import ModelResult, RunResult, SuiteRef
+from lobrec.core.suite.format import Suite
 from tests.support.strategies import suites
 from tests.support.tier_models import model_of, no_call_suite
 

@@ -1,4 +1,4 @@
-"""`lobrec.core.history` names the test `lobrec diff` ran: a model whose `repeats` section lists
+"""`lobrec.core.metrics.history` names the test `lobrec diff` ran: a model whose `repeats` section lists
 no runs is one run (`runs_of`), so its steps are McNemar's, as `compare` says."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.core.compare import compare
-from lobrec.core.history import build_history
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.history import build_history
+from lobrec.core.metrics.results import decode_results
 
 EXPECTED = Path(__file__).resolve().parents[2] / "fixtures" / "expected-results.json"
 

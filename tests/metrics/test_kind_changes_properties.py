@@ -10,13 +10,13 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import compare, kind_changes, model_failed_steps
-from lobrec.core.failures import FAILURE_KINDS, UNCLASSIFIED
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import CaseResult, ModelResult
-from lobrec.core.runs import runs_of
-from lobrec.core.suite import Suite
+from lobrec.core.judge.failures import FAILURE_KINDS, UNCLASSIFIED
+from lobrec.core.metrics.compare import compare, kind_changes, model_failed_steps
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import CaseResult, ModelResult
+from lobrec.core.metrics.runs import runs_of
+from lobrec.core.suite.format import Suite
 from tests.support.examples import costly
 from tests.support.strategies import case_result, suites
 

@@ -7,8 +7,8 @@ import math
 import msgspec
 import pytest
 
-from lobrec.core.metrics import compute_metrics, model_result, rate, wilson_interval
-from lobrec.core.results import (
+from lobrec.core.metrics.rates import compute_metrics, model_result, rate, wilson_interval
+from lobrec.core.metrics.results import (
     ApiCall,
     CallRecord,
     CaseResult,
@@ -23,7 +23,7 @@ from lobrec.core.results import (
     decode_results,
     encode_results,
 )
-from lobrec.core.suite import (
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     ExpectedCall,

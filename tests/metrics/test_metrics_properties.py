@@ -9,9 +9,9 @@ from random import Random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.metrics import compute_metrics, model_result, rate, wilson_interval
-from lobrec.core.results import ApiCall, CaseResult, Metrics, Rate
-from lobrec.core.suite import (
+from lobrec.core.metrics.rates import compute_metrics, model_result, rate, wilson_interval
+from lobrec.core.metrics.results import ApiCall, CaseResult, Metrics, Rate
+from lobrec.core.suite.format import (
     GROUPS,
     Suite,
 )

@@ -1,4 +1,4 @@
-"""Properties of the repeats statistics (`lobrec.core.repeats`) and the sign test of `lobrec diff`."""
+"""Properties of the repeats statistics (`lobrec.core.metrics.repeats`) and the sign test of `lobrec diff`."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import compare, mcnemar_exact, sign_test
-from lobrec.core.metrics import model_result, rate
-from lobrec.core.repeats import combine_runs, flaky, mean_rate, spread
-from lobrec.core.results import CaseResult, ModelResult
-from lobrec.core.runs import runs_of
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.compare import compare, mcnemar_exact, sign_test
+from lobrec.core.metrics.rates import model_result, rate
+from lobrec.core.metrics.repeats import combine_runs, flaky, mean_rate, spread
+from lobrec.core.metrics.results import CaseResult, ModelResult
+from lobrec.core.metrics.runs import runs_of
+from lobrec.core.suite.format import Suite
 from lobrec.reports.diff import spread_sentence
 from tests.support.strategies import case_result, suites
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 import msgspec
 import pytest
 
-from lobrec.core.results import RunResult, encode_results
+from lobrec.core.metrics.results import RunResult, encode_results
 from tests.support.scale_results import leaderboard_run
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from lobrec.core.metrics import rate
-from lobrec.core.results import RoutedCase, RouteFigure
-from lobrec.core.routing import routing
+from lobrec.core.metrics.rates import rate
+from lobrec.core.metrics.results import RoutedCase, RouteFigure
+from lobrec.core.metrics.routing import routing
 from tests.support.tier_models import no_call_suite, routed_run
 
 SUITE = no_call_suite(4)

@@ -8,8 +8,8 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.results import ModelResult, Routing
-from lobrec.core.routing import routing
+from lobrec.core.metrics.results import ModelResult, Routing
+from lobrec.core.metrics.routing import routing
 from lobrec.reports.insight import routing_rows
 from tests.support.tier_models import no_call_suite, routed_run
 

@@ -8,7 +8,7 @@ import gc
 import msgspec
 
 from lobrec.core.memo import per_object
-from lobrec.core.runs import runs_of
+from lobrec.core.metrics.runs import runs_of
 from tests.support.tier_models import model_of, no_call_suite
 
 SUITE = no_call_suite(4)

@@ -1,4 +1,4 @@
-"""Properties of the one view of a model's runs (`lobrec.core.runs.runs_of`): it agrees with the
+"""Properties of the one view of a model's runs (`lobrec.core.metrics.runs.runs_of`): it agrees with the
 top-level fields for a model recorded once, and with `repeats` for a model recorded K times."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.metrics import model_result, rate
-from lobrec.core.repeats import combine_runs, run_outcome
-from lobrec.core.results import ModelResult, Repeats, RunResult, decode_results, encode_results
-from lobrec.core.runs import runs_of
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.rates import model_result, rate
+from lobrec.core.metrics.repeats import combine_runs, run_outcome
+from lobrec.core.metrics.results import ModelResult, Repeats, RunResult, decode_results, encode_results
+from lobrec.core.metrics.runs import runs_of
+from lobrec.core.suite.format import Suite
 from tests.support.strategies import case_result, suites
 
 

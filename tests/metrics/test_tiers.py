@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lobrec.core.tiers import holm, min_difference, pair_tests, power, run_resolution, tiers
+from lobrec.core.metrics.tiers import holm, min_difference, pair_tests, power, run_resolution, tiers
 from tests.support.tier_models import model_of, no_call_suite
 
 SUITE = no_call_suite(20)
@@ -99,8 +99,8 @@ def test_the_run_resolution_counts_flips_between_runs() -> None:
 
 
 def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> None:
-    from lobrec.core.compare import compare
-    from lobrec.core.tiers import with_resolution
+    from lobrec.core.metrics.compare import compare
+    from lobrec.core.metrics.tiers import with_resolution
     from lobrec.reports.insight import resolution_sentence
 
     a, b = model_of(SUITE, "A", []), model_of(SUITE, "B", range(8))
@@ -122,7 +122,7 @@ def test_diff_says_whether_the_observed_difference_is_above_the_resolution() -> 
 
 @pytest.mark.parametrize("flip", [0.0, 0.05, 0.2])
 def test_above_the_exact_limit_connors_approximation_is_within_a_few_tenths(flip: float) -> None:
-    from lobrec.core import tiers as module
+    from lobrec.core.metrics import tiers as module
 
     exact = min_difference(module.EXACT_UP_TO, flip)
     approximate = min_difference(module.EXACT_UP_TO + 1, flip)
@@ -134,7 +134,7 @@ def test_the_resolution_and_kinds_count_one_in_the_singular() -> None:
     """The red team's "On 1 cases" (the diff page of a one-case side) and "1 failed steps"."""
     import msgspec
 
-    from lobrec.core.results import Resolution
+    from lobrec.core.metrics.results import Resolution
     from lobrec.reports.insight import kinds_text, resolution_sentence
 
     one = Resolution(alpha=0.05, power=0.8, cases=1, flip_rate=0.0, repeated=False, min_difference=None)

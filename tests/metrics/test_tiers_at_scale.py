@@ -1,6 +1,6 @@
 """Tiers from per-model outcome bitsets equal tiers from a full `compare` of every pair.
 
-`lobrec.core.tiers` builds each model's outcomes once and reads a pair's discordant counts from two
+`lobrec.core.metrics.tiers` builds each model's outcomes once and reads a pair's discordant counts from two
 bitsets; Holm's step runs over the counts of each distinct p-value. The reference here is the
 method it replaced, written out: `compare(a, b).p_value` for every pair in rank order, Holm's
 step-down over the sorted list, and the leader rule. They must agree exactly on any run: repeats of
@@ -15,11 +15,11 @@ from itertools import combinations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import SIGNIFICANCE, compare
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import CaseResult, ModelResult, StepVerdict
-from lobrec.core.tiers import discordant, holm, outcome_vectors, pair_tests, ranked, tiers
+from lobrec.core.metrics.compare import SIGNIFICANCE, compare
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import CaseResult, ModelResult, StepVerdict
+from lobrec.core.metrics.tiers import discordant, holm, outcome_vectors, pair_tests, ranked, tiers
 from tests.support.tier_models import no_call_suite
 
 SUITE = no_call_suite(10)

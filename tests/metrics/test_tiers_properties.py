@@ -8,8 +8,8 @@ from itertools import pairwise, product
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import mcnemar_exact
-from lobrec.core.tiers import power, ranked, tiers
+from lobrec.core.metrics.compare import mcnemar_exact
+from lobrec.core.metrics.tiers import power, ranked, tiers
 from tests.support.tier_models import model_of, no_call_suite
 
 SUITE = no_call_suite(12)

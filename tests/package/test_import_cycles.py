@@ -53,7 +53,7 @@ def _run_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
 
 
 def _resolve(name: str, modules: Mapping[str, Path]) -> str | None:
-    """The module a dotted name lives in (`lobrec.core.suite.Suite` -> `lobrec.core.suite`)."""
+    """The module a dotted name lives in (`lobrec.core.suite.format.Suite` -> `lobrec.core.suite.format`)."""
     while name and name not in modules:
         name = name.rpartition(".")[0]
     return name or None

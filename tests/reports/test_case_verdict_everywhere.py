@@ -15,10 +15,10 @@ import xml.etree.ElementTree as ET
 import msgspec
 from rich.console import Console
 
-from lobrec.core.compare import compare
-from lobrec.core.repeats import CaseVerdict, case_verdict, combine_runs
-from lobrec.core.results import ModelResult, RunResult
-from lobrec.core.runs import runs_of
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.repeats import CaseVerdict, case_verdict, combine_runs
+from lobrec.core.metrics.results import ModelResult, RunResult
+from lobrec.core.metrics.runs import runs_of
 from lobrec.reports.diff import render_diff_html
 from lobrec.reports.html import render_html
 from lobrec.reports.junit import to_junit

@@ -14,8 +14,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.failures import FAILURE_KINDS, kind_label
-from lobrec.core.results import ModelResult, decode_results
+from lobrec.core.judge.failures import FAILURE_KINDS, kind_label
+from lobrec.core.metrics.results import ModelResult, decode_results
 
 ROOT = Path(__file__).resolve().parents[2]
 CASSETTES = ROOT / "fixtures" / "cassettes"

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lobrec.core.compare import compare
-from lobrec.core.tiers import with_resolution
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.tiers import with_resolution
 from lobrec.reports.diff import summary_lines
 from tests.support.tier_models import model_of, no_call_suite
 

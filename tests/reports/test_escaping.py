@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from lobrec.cassette.layout import model_dir_name
-from lobrec.core.suite import Suite
+from lobrec.core.suite.format import Suite
 from lobrec.fakegateway import answer
 from lobrec.suite_file import load_suite
 from tests.reports.html.test_html_report import drill_down_text

@@ -18,9 +18,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core import metrics
-from lobrec.core.compare import compare
-from lobrec.core.results import (
+from lobrec.core.metrics import rates as metrics
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import (
     ApiCall,
     CallRecord,
     CaseResult,

@@ -20,11 +20,11 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.failures import kind_label
-from lobrec.core.repeats import run_outcome
-from lobrec.core.results import RunResult, decode_results
-from lobrec.core.runs import runs_of
-from lobrec.core.suite import Suite
+from lobrec.core.judge.failures import kind_label
+from lobrec.core.metrics.repeats import run_outcome
+from lobrec.core.metrics.results import RunResult, decode_results
+from lobrec.core.metrics.runs import runs_of
+from lobrec.core.suite.format import Suite
 from lobrec.reports.export import COLUMNS, to_csv, to_jsonl
 from lobrec.reports.junit import to_junit
 from lobrec.reports.summary import to_summary

@@ -17,10 +17,10 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from lobrec.core.compare import compare
-from lobrec.core.failures import KIND_LABELS, failed_step_kinds
-from lobrec.core.results import RunResult, decode_results, encode_results
-from lobrec.core.suite import Suite
+from lobrec.core.judge.failures import KIND_LABELS, failed_step_kinds
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import RunResult, decode_results, encode_results
+from lobrec.core.suite.format import Suite
 from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 from lobrec.reports.export import to_csv, to_jsonl
 from lobrec.reports.html import render_html

@@ -8,8 +8,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core.history import HistoryRun, build_history
-from lobrec.core.results import RunResult, decode_results
+from lobrec.core.metrics.history import HistoryRun, build_history
+from lobrec.core.metrics.results import RunResult, decode_results
 from lobrec.reports.history import chart, recorded_date, render_history_html
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.layout import RUNS_DIR, model_dir_name
 from lobrec.cli._reports import REPORT_FILE_NAMES
 from lobrec.fakegateway import answer

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from lobrec.core.results import RunResult, decode_results
+from lobrec.core.metrics.results import RunResult, decode_results
 from lobrec.reports.html import render_html
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.terminal import render_leaderboard

@@ -20,10 +20,10 @@ from rich.console import Console
 
 import lobrec
 from lobrec.cli._output import say
-from lobrec.core.results import CaseResult, RunResult
-from lobrec.progress import RunProgress
+from lobrec.core.metrics.results import CaseResult, RunResult
 from lobrec.reports._text import printable
 from lobrec.reports.terminal import render_leaderboard, safe_markup
+from lobrec.running.progress import RunProgress
 from tests.support.examples import costly
 from tests.support.strategies import outside_texts
 

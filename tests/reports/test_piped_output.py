@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.results import decode_results
 from lobrec.reports.view import report_view
 from tests.support.cli import cli_env, run_lobrec
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.results import Resolution
+from lobrec.core.metrics.results import Resolution
 from lobrec.reports._format import fixed, percent, points
 from lobrec.reports.insight import resolution_sentence
 

@@ -14,7 +14,7 @@ import lobrec
 REPORTS = Path(lobrec.__file__).parent / "reports"
 RENDERERS = ["summary.py", "junit.py", "export.py"]
 DERIVING = {
-    "lobrec.core.runs": {"runs_of"},
+    "lobrec.core.metrics.runs": {"runs_of"},
     "lobrec.reports._format": {"ranked", "provenance"},
     "lobrec.reports.repeats": {"any_repeats"},
 }

@@ -15,10 +15,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lobrec.core.results import encode_results
-from lobrec.replay import rescore
+from lobrec.core.metrics.results import encode_results
 from lobrec.reports.html import render_html
 from lobrec.reports.markdown import render_markdown
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 from tests.support.faults import record_with_handler
 

@@ -11,9 +11,9 @@ import msgspec
 import pytest
 from rich.console import Console
 
-from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
-from lobrec.core.results import RunResult, decode_results
-from lobrec.core.runs import run_cases
+from lobrec.core.judge.failures import FAILURE_KINDS, KIND_LABELS
+from lobrec.core.metrics.results import RunResult, decode_results
+from lobrec.core.metrics.runs import run_cases
 from lobrec.reports import terminal
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.view import ReportView, report_view

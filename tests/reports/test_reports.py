@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from lobrec.core.compare import compare
-from lobrec.core.results import RunResult, SuiteRef, decode_results, encode_results
-from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import RunResult, SuiteRef, decode_results, encode_results
+from lobrec.core.suite.format import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 from lobrec.core.words import counted
 from lobrec.reports._format import change, cost, latency, percent
 from lobrec.reports._text import printable

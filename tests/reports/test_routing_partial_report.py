@@ -10,7 +10,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lobrec.cli import app
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.results import decode_results
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "cassettes"
 

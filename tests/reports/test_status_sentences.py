@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.results import Counts
+from lobrec.core.metrics.results import Counts
 from lobrec.reports.leaderboard import no_scores_note
 
 

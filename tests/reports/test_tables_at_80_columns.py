@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from lobrec.core.results import RunResult, decode_results
+from lobrec.core.metrics.results import RunResult, decode_results
 from lobrec.reports.terminal import pack_phrases, render_leaderboard
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
-from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, RecordOutcome, record
-from lobrec.runner import RetryPolicy
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.recording import RecordOptions, RecordOutcome, record
+from lobrec.running.runner import RetryPolicy
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

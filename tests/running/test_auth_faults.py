@@ -5,7 +5,7 @@ with `--require-key`, so a wrong or missing key gets the 401 a real gateway send
 fault rule forbids one model. A model whose first 3 cases all get the 401 (or the 403) is stopped
 with one line naming the reason, its other cases are not started, and another model of the same
 run records fully. Neither the key lobrec sends nor the one the gateway expects is written to any
-file or printed, in any spelling (`lobrec.spellings.holds`, `lobrec audit`).
+file or printed, in any spelling (`lobrec.cassette.spellings.holds`, `lobrec audit`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
+from lobrec.cassette.spellings import holds
 from lobrec.cli import Exit
 from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
-from lobrec.recording import FAIL_FAST_CASES
-from lobrec.spellings import holds
+from lobrec.running.recording import FAIL_FAST_CASES
 from lobrec.suite_file import load_suite
 from tests.support.cli import cli_env, run_lobrec
 from tests.support.faults import FAST_RETRIES, GatewayProcess

@@ -24,13 +24,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from lobrec.audit import audit
+from lobrec.cassette.audit import audit
 from lobrec.cassette.layout import MAX_MISSING_RUNS, model_dir_name
 from lobrec.cli import app
-from lobrec.core.jsonschema import MAX_ERRORS, validate
-from lobrec.core.results import MAX_CASE_BYTES, encode_results
-from lobrec.replay import rescore
-from lobrec.run_result import build_run_result
+from lobrec.core.metrics.results import MAX_CASE_BYTES, encode_results
+from lobrec.core.suite.jsonschema import MAX_ERRORS, validate
+from lobrec.running.replay import rescore
+from lobrec.running.run_result import build_run_result
 from lobrec.suite_file import load_suite
 from tests.support.cli import LOBREC, cli_env
 from tests.support.faults import record_with_handler

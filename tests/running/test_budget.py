@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.results import CaseResult
-from lobrec.core.runs import runs_of
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, record_waiting_with
-from lobrec.runner import no_sleep
+from lobrec.core.metrics.results import CaseResult
+from lobrec.core.metrics.runs import runs_of
+from lobrec.running.gateway import Gateway
+from lobrec.running.recording import RecordOptions, record_waiting_with
+from lobrec.running.runner import no_sleep
 from lobrec.suite_file import load_suite
 from tests.support.faults import whole_suite_gateway, whole_suite_path
 from tests.support.gateway import FakeGatewayProcess

@@ -14,8 +14,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core.results import RunResult, encode_results
-from lobrec.replay import rescore
+from lobrec.core.metrics.results import RunResult, encode_results
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec
 
@@ -146,7 +146,7 @@ def test_rescore_names_an_unrecorded_candidate_with_the_command_that_records_it(
         f"lobrec: auto: answered with fake/beta, not recorded here. Record them with: "
         f"lobrec record --model fake/beta --cassettes {tmp_path}"
     ) in result.stderr.splitlines()
-    from lobrec.core.results import decode_results
+    from lobrec.core.metrics.results import decode_results
 
     (auto,) = [m for m in decode_results(out.read_bytes()).models if m.model == "auto"]
     assert auto.routing is not None

@@ -19,9 +19,9 @@ import pytest
 from lobrec.cassette.headers import joined_headers
 from lobrec.cassette.vcrpy import new_for_recording, save
 from lobrec.errors import CassetteMiss, GatewayError, TransportFailure
-from lobrec.exchange import Answer
-from lobrec.live import LiveLink
-from lobrec.playback import ReplayExchange, open_for_replay
+from lobrec.running.exchange import Answer
+from lobrec.running.live import LiveLink
+from lobrec.running.playback import ReplayExchange, open_for_replay
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 BODY = b'{"model":"m","messages":[]}'
@@ -130,7 +130,7 @@ def test_the_live_request_carries_the_link_headers_and_no_cookie(tmp_path: Path)
 @pytest.mark.process
 def test_replay_loads_neither_httpx_nor_vcrpy() -> None:
     code = (
-        "import sys, lobrec.replay, lobrec.audit; "
+        "import sys, lobrec.running.replay, lobrec.cassette.audit; "
         "print(sorted(m for m in ('httpx', 'vcr') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from lobrec.cli import Exit
-from lobrec.recording import FAIL_FAST_CASES
+from lobrec.running.recording import FAIL_FAST_CASES
 from tests.support.cli import run_lobrec
 from tests.support.gateway import FakeGatewayProcess
 

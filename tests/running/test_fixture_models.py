@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.results import ModelResult, decode_results
-from lobrec.core.suite import CallStep, NoCallStep, Suite
+from lobrec.core.metrics.results import ModelResult, decode_results
+from lobrec.core.suite.format import CallStep, NoCallStep, Suite
 from lobrec.fakegateway import start_fake_gateway_process, stop_fake_gateway_process
 from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec

@@ -22,10 +22,10 @@ from pathlib import Path
 import pytest
 
 from lobrec.cassette.layout import model_dir_name
-from lobrec.core.metrics import rate
-from lobrec.core.results import ModelResult
+from lobrec.core.metrics.rates import rate
+from lobrec.core.metrics.results import ModelResult
 from lobrec.fakegateway import FLAKY, FLAKY_CASES, flaky_passes
-from lobrec.replay import rescore
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 from tests.support.cli import run_lobrec
 from tests.support.gateway import running_gateway

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lobrec.errors import ConfigError
-from lobrec.gateway import DEFAULT_BASE_URL, mask_url, resolve_gateway
+from lobrec.running.gateway import DEFAULT_BASE_URL, mask_url, resolve_gateway
 
 KEY = "lk-test-0123456789abcdef"
 

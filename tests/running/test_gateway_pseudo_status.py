@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from lobrec.cassette.layout import model_dir_name
-from lobrec.core.suite import Suite
-from lobrec.replay import rescore
+from lobrec.core.suite.format import Suite
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 from tests.support.faults import oracle_handler, record_with_handler
 

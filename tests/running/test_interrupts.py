@@ -37,8 +37,8 @@ from typer.testing import CliRunner
 from lobrec.cassette.format import load_cassette_file
 from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
-from lobrec.core.results import decode_results
-from lobrec.replay import ReplayModel
+from lobrec.core.metrics.results import decode_results
+from lobrec.running.replay import ReplayModel
 from tests.support.cli import LOBREC, cli_env, run_lobrec
 from tests.support.faults import FAST_RETRIES, GatewayProcess, gateway_process
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lobrec.core.results import ApiCall, CaseResult
-from lobrec.runner import lasting_failure
+from lobrec.core.metrics.results import ApiCall, CaseResult
+from lobrec.running.runner import lasting_failure
 
 
 def _errored(*calls: ApiCall) -> CaseResult:

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from lobrec.cassette.format import load_cassette_file
-from lobrec.core.results import CaseResult, encode_results
-from lobrec.gateway import Gateway
-from lobrec.live import MAX_REPLY_BYTES
-from lobrec.recording import RecordOptions, RecordOutcome, record_waiting_with
-from lobrec.replay import rescore
-from lobrec.runner import RetryPolicy
+from lobrec.core.metrics.results import CaseResult, encode_results
+from lobrec.running.gateway import Gateway
+from lobrec.running.live import MAX_REPLY_BYTES
+from lobrec.running.recording import RecordOptions, RecordOutcome, record_waiting_with
+from lobrec.running.replay import rescore
+from lobrec.running.runner import RetryPolicy
 from lobrec.suite_file import load_suite
 from tests.support.faults import (
     Behaviour,

@@ -6,8 +6,8 @@ import io
 
 from rich.console import Console
 
-from lobrec.core.results import CaseResult
-from lobrec.progress import RunProgress
+from lobrec.core.metrics.results import CaseResult
+from lobrec.running.progress import RunProgress
 
 
 def test_progress_counts_done_errored_and_running() -> None:
@@ -32,7 +32,7 @@ def test_progress_is_silent_when_not_a_terminal() -> None:
 
 
 def _paid(case_id: str, status: str = "scored", cost: float | None = 0.001) -> CaseResult:
-    from lobrec.core.results import ApiCall
+    from lobrec.core.metrics.results import ApiCall
 
     call = ApiCall(step=0, attempt=0, status=200, latency_ms=1.0, cost_usd=cost)
     return CaseResult(id=case_id, group="selection", status=status, api_calls=[call])  # type: ignore[arg-type]

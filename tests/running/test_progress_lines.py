@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from lobrec.core.results import CaseResult
-from lobrec.progress import ETA_AFTER, RunProgress, eta_seconds
+from lobrec.core.metrics.results import CaseResult
+from lobrec.running.progress import ETA_AFTER, RunProgress, eta_seconds
 
 
 def test_the_last_plain_line_is_not_printed_twice() -> None:

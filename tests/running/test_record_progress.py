@@ -1,5 +1,5 @@
 """Progress of a record of several models at once, against the fake gateway process: each
-model's count (the per-model breakdown of `lobrec.progress`), as a CI log shows it."""
+model's count (the per-model breakdown of `lobrec.running.progress`), as a CI log shows it."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from lobrec.gateway import Gateway
-from lobrec.progress import RunProgress
-from lobrec.recording import RecordOptions, record
+from lobrec.running.gateway import Gateway
+from lobrec.running.progress import RunProgress
+from lobrec.running.recording import RecordOptions, record
 from lobrec.suite_file import load_suite
 from tests.support.gateway import FakeGatewayProcess
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lobrec import recording
-from lobrec.recording import _Writer
+from lobrec.running import recording
+from lobrec.running.recording import _Writer
 
 
 def test_a_manifest_never_lists_a_cassette_not_yet_written(

@@ -18,11 +18,11 @@ import pytest
 from rich.console import Console
 
 from lobrec.cli.rescore import incomplete_summary
-from lobrec.core.metrics import rate
-from lobrec.core.results import ModelResult, RunResult, decode_results, encode_results
-from lobrec.replay import RescoreOutcome, rescore
+from lobrec.core.metrics.rates import rate
+from lobrec.core.metrics.results import ModelResult, RunResult, decode_results, encode_results
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.terminal import render_leaderboard
+from lobrec.running.replay import RescoreOutcome, rescore
 from lobrec.suite_file import load_suite
 from tests.reports.html.test_html_report import cells_data
 from tests.support.repeated import COMMITTED, ORACLE, ROOT, SLOPPY, repeated_model

@@ -18,12 +18,12 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.results import decode_results, encode_results
-from lobrec.core.suite import CallStep, Eq, Message, Suite, decode_suite, encode_suite
-from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record, record_waiting_with
-from lobrec.replay import rescore
-from lobrec.runner import Progress
+from lobrec.core.metrics.results import decode_results, encode_results
+from lobrec.core.suite.format import CallStep, Eq, Message, Suite, decode_suite, encode_suite
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.recording import RecordOptions, record, record_waiting_with
+from lobrec.running.replay import rescore
+from lobrec.running.runner import Progress
 
 MODEL = "fixture/oracle"
 MODEL_DIR = "fixture%2Foracle"

@@ -18,12 +18,12 @@ from typing import Any
 from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
-from lobrec.core.results import RunResult
-from lobrec.core.runs import runs_of
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, plan, record_waiting_with
-from lobrec.replay import rescore
-from lobrec.runner import RetryPolicy, no_sleep
+from lobrec.core.metrics.results import RunResult
+from lobrec.core.metrics.runs import runs_of
+from lobrec.running.gateway import Gateway
+from lobrec.running.recording import RecordOptions, plan, record_waiting_with
+from lobrec.running.replay import rescore
+from lobrec.running.runner import RetryPolicy, no_sleep
 from lobrec.suite_file import load_suite
 from tests.support.examples import costly
 from tests.support.gateway import FakeGatewayProcess

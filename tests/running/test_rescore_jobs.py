@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.results import encode_results
-from lobrec.replay import rescore
+from lobrec.core.metrics.results import encode_results
+from lobrec.running.replay import rescore
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from lobrec.core.results import CaseResult, encode_results
-from lobrec.gateway import resolve_gateway
-from lobrec.recording import RecordOptions, record_waiting_with
-from lobrec.replay import rescore
-from lobrec.runner import RetryPolicy
+from lobrec.core.metrics.results import CaseResult, encode_results
+from lobrec.running.gateway import resolve_gateway
+from lobrec.running.recording import RecordOptions, record_waiting_with
+from lobrec.running.replay import rescore
+from lobrec.running.runner import RetryPolicy
 from lobrec.suite_file import load_suite
 
 ERRORED = "errored"

@@ -22,12 +22,12 @@ import pytest
 
 from lobrec.cassette.format import load_cassette_file
 from lobrec.cassette.manifest import load_manifest
-from lobrec.core.results import CaseResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import CaseResult
+from lobrec.core.suite.format import Suite
 from lobrec.fakegateway import locate
-from lobrec.gateway import Gateway
-from lobrec.recording import RecordOptions, RecordOutcome, record_waiting_with
-from lobrec.runner import Progress
+from lobrec.running.gateway import Gateway
+from lobrec.running.recording import RecordOptions, RecordOutcome, record_waiting_with
+from lobrec.running.runner import Progress
 from tests.support.faults import GatewayProcess
 
 MODEL = "fixture/oracle"

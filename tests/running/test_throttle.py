@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.throttle import Throttle, Window
+from lobrec.running.throttle import Throttle, Window
 
 
 def test_a_burst_of_429s_halves_the_window_once() -> None:

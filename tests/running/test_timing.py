@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lobrec.errors import GatewayError, TransportFailure
-from lobrec.exchange import NOT_TIMED, Answer, Measured, NotTimed, failure_timing, latency_ms
+from lobrec.running.exchange import NOT_TIMED, Answer, Measured, NotTimed, failure_timing, latency_ms
 
 
 @given(st.floats(min_value=0, max_value=86_400_000, allow_nan=False))

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from lobrec.core.suite import CallStep, Suite
+from lobrec.core.suite.format import CallStep, Suite
 from lobrec.suite_file import load_suite
 from tests.support.scriptfiles import load_script
 

@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from lobrec.core.suite import CallStep, Regex, Suite
+from lobrec.core.suite.format import CallStep, Regex, Suite
 from lobrec.suite_file import load_suite
 from tests.support.scriptfiles import load_script
 

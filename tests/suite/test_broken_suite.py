@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 import lobrec
 from lobrec.cli import app
-from lobrec.core.suite import CASE_ID_RULE
+from lobrec.core.suite.format import CASE_ID_RULE
 from tests.support.cli import cli_env, run_lobrec
 
 IN_CASE = "steps[0].calls[0].checks[0]"

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from lobrec.core.checks import compile_pattern
+from lobrec.core.suite.checks import compile_pattern
 from tests.support.examples import costly
 from tests.support.scriptfiles import load_script
 

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.checks import run_check
-from lobrec.core.jsonvalue import json_equal
-from lobrec.core.suite import Subset
+from lobrec.core.judge.jsonvalue import json_equal
+from lobrec.core.suite.checks import run_check
+from lobrec.core.suite.format import Subset
 
 _KEYS = st.sampled_from(("a", "b", "c", "archived_at"))
 # null often, and JSON-equal spellings (1, 1.0) that must still count as equal

@@ -6,8 +6,8 @@ from typing import Any, get_args
 
 import pytest
 
-from lobrec.core.checks import _FAILURES, describe, run_check
-from lobrec.core.suite import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
+from lobrec.core.suite.checks import _FAILURES, describe, run_check
+from lobrec.core.suite.format import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 
 # (check, arguments, expected failure reason or None)
 TABLE: list[tuple[Check, dict[str, Any], str | None]] = [

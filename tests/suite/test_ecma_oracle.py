@@ -22,7 +22,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from lobrec.core.ecma import PatternError, compile_ecma
+from lobrec.core.suite.ecma import PatternError, compile_ecma
 
 pytestmark = pytest.mark.process  # one node process answers every example
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from lobrec.core.checks import compile_pattern, run_check
-from lobrec.core.ecma import PatternError, compile_ecma
-from lobrec.core.jsonschema import validate
-from lobrec.core.suite import Regex
+from lobrec.core.suite.checks import compile_pattern, run_check
+from lobrec.core.suite.ecma import PatternError, compile_ecma
+from lobrec.core.suite.format import Regex
+from lobrec.core.suite.jsonschema import validate
 
 KELVIN = "\u212a"
 

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.checks import compile_pattern, run_check
-from lobrec.core.suite import Regex
+from lobrec.core.suite.checks import compile_pattern, run_check
+from lobrec.core.suite.format import Regex
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,7 +173,7 @@ _REWRITES: tuple[tuple[str, str], ...] = (
 
 _FOLDS_TO_ASCII = frozenset("\u017f\u212a")
 
-# --- the old engine: `_Backtracking` of lobrec.core.ecma before the fallback was removed ----------
+# --- the old engine: `_Backtracking` of lobrec.core.suite.ecma before the fallback was removed ----------
 
 _ECMA_SPACE = sorted(
     {0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029}

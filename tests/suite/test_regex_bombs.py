@@ -20,7 +20,15 @@ import httpx
 import msgspec
 import pytest
 
-from lobrec.core.suite import AnswerCall, CallStep, ExpectedCall, Regex, SampleAnswer, Suite, encode_suite
+from lobrec.core.suite.format import (
+    AnswerCall,
+    CallStep,
+    ExpectedCall,
+    Regex,
+    SampleAnswer,
+    Suite,
+    encode_suite,
+)
 from tests.support.gateway import build_small_suite
 
 pytestmark = pytest.mark.process

@@ -9,9 +9,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.checks import compile_pattern, run_check
-from lobrec.core.jsonschema import validate
-from lobrec.core.suite import Regex
+from lobrec.core.suite.checks import compile_pattern, run_check
+from lobrec.core.suite.format import Regex
+from lobrec.core.suite.jsonschema import validate
 
 # Patterns of ECMA syntax over a small alphabet (newlines included, which is where `$` differs).
 _ATOMS = ("a", "b", "0", "\\d", "\\s", "\\S", ".", "[ab]", "[^a]", "\\n", "x", " ", "-")

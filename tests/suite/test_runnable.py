@@ -1,4 +1,4 @@
-"""The rules a run needs of a suite (`lobrec.core.runnable`): every committed suite keeps them, each
+"""The rules a run needs of a suite (`lobrec.core.suite.run_rules`): every committed suite keeps them, each
 broken rule is one line in file order, and `read_suite` (for `suite check` and `suite show`) still
 reads a suite that `load_suite` (for runs and the Python API) refuses."""
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.runnable import runnable_problems
-from lobrec.core.suite import CASE_ID_RULE, decode_suite, encode_suite
-from lobrec.core.suitecheck import check_suite
+from lobrec.core.suite.build_rules import check_suite
+from lobrec.core.suite.format import CASE_ID_RULE, decode_suite, encode_suite
+from lobrec.core.suite.run_rules import runnable_problems
 from lobrec.errors import SuiteError
 from lobrec.suite_file import load_suite, read_suite
 from tests.support.gateway import build_small_suite

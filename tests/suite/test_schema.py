@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import lobrec.schema
-from lobrec.core import jsonschema as core
+from lobrec.core.suite import jsonschema as core
 from lobrec.errors import LobrecError, SchemaError
 from lobrec.schema import check_schema, validate
 
@@ -641,7 +641,7 @@ def test_equal_schemas_give_equal_verdicts_whatever_their_key_order() -> None:
 
 def test_suite_check_still_refuses_an_empty_enum_in_a_tool() -> None:
     """The validator accepts `enum: []` (no value passes); `suite check` calls it a mistake."""
-    from lobrec.core.suitecheck import _parameter_problems
+    from lobrec.core.suite.build_rules import _parameter_problems
 
     def tool(mode: dict[str, Any]) -> dict[str, Any]:
         return {

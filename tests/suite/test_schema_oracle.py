@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from lobrec.core.jsonschema import check_schema, validate
+from lobrec.core.suite.jsonschema import check_schema, validate
 from tests.support.strategies import json_values, odd_python_values, schemas, schemas_with_instances
 
 

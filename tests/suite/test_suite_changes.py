@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import app
-from lobrec.core.results import decode_results, encode_results
-from lobrec.core.suite import Suite, encode_suite
-from lobrec.replay import RescoreOptions, rescore
+from lobrec.core.metrics.results import decode_results, encode_results
+from lobrec.core.suite.format import Suite, encode_suite
+from lobrec.running.replay import RescoreOptions, rescore
 from lobrec.suite_file import load_suite
 from tests.support.scriptfiles import load_script
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from lobrec.core.judge import judge_step
-from lobrec.core.suite import CallStep, NoCallStep, Suite
-from lobrec.core.suitecheck import check_suite, reference_reply, summary
-from lobrec.core.wire import ObservedCall, Reply
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import ObservedCall, Reply
+from lobrec.core.suite.build_rules import check_suite, reference_reply, summary
+from lobrec.core.suite.format import CallStep, NoCallStep, Suite
 from lobrec.suite_file import load_suite
 from tests.support.scriptfiles import load_script
 
@@ -244,7 +244,7 @@ def test_the_kept_1_0_0_suite_is_sound_and_declares_no_counts() -> None:
 
 def test_the_sources_declare_counts_no_lower_than_1_0_0s() -> None:
     meta = json.loads((ROOT / "suite" / "src" / "meta.json").read_text(encoding="utf-8"))
-    from lobrec.core.suitecheck import COUNTS_1_0_0
+    from lobrec.core.suite.build_rules import COUNTS_1_0_0
 
     assert set(meta["counts"]) == set(COUNTS_1_0_0)
     assert all(meta["counts"][group] >= floor for group, floor in COUNTS_1_0_0.items())

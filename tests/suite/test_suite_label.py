@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.suite import encode_suite
+from lobrec.core.suite.format import encode_suite
 from lobrec.errors import SuiteError
 from lobrec.suite_file import _leading_strings as leading_strings
 from lobrec.suite_file import read_suite, suite_label

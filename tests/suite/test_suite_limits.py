@@ -1,12 +1,12 @@
 """Suite files at the edge: case ids that cannot name a file, and nesting no parser should recurse into.
 
-Case ids become file names (`<id>.json`), so one rule (`lobrec.core.suite.case_id_problem`) decides
+Case ids become file names (`<id>.json`), so one rule (`lobrec.core.suite.format.case_id_problem`) decides
 which ids are ids, and every command asks it: `lobrec suite check` lists the id with why, `record`
 and `rescore` refuse the suite with one line before anything is sent or read, and the cassette
 layer refuses to build the file name. A suite file nested 5,000 deep is refused by every command
 that reads it, with one line naming the file and where, never a RecursionError; a tool schema may
-nest at most 64 levels (`lobrec.core.jsonschema.MAX_DEPTH`), a suite file at most 128
-(`lobrec.core.suite.MAX_DEPTH`).
+nest at most 64 levels (`lobrec.core.suite.jsonschema.MAX_DEPTH`), a suite file at most 128
+(`lobrec.core.suite.format.MAX_DEPTH`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from lobrec.cassette.format import load_cassette_file
 from lobrec.cassette.layout import case_file_name, model_dir_name
 from lobrec.cassette.manifest import load_manifest
 from lobrec.cli import app
-from lobrec.core.suite import CASE_ID_RULE, GROUPS, MAX_DEPTH, decode_suite, encode_suite
-from lobrec.core.suitecheck import check_suite
+from lobrec.core.suite.build_rules import check_suite
+from lobrec.core.suite.format import CASE_ID_RULE, GROUPS, MAX_DEPTH, decode_suite, encode_suite
 from lobrec.errors import ConfigError
 from lobrec.suite_file import load_suite
 from tests.support.faults import REAL_SUITE

@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli.suite import suite_app
-from lobrec.core.suite import encode_suite
-from lobrec.core.versioning import diff_suites, version_bump
+from lobrec.core.suite.format import encode_suite
+from lobrec.core.suite.versioning import diff_suites, version_bump
 from tests.suite.test_suitecheck import BASE, _sample, _suite
 
 ROOT = Path(__file__).resolve().parents[2]

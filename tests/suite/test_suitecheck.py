@@ -18,8 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli.suite import suite_app
-from lobrec.core.suite import Suite, encode_suite
-from lobrec.core.suitecheck import check_suite, reference_reply, summary
+from lobrec.core.suite.build_rules import check_suite, reference_reply, summary
+from lobrec.core.suite.format import Suite, encode_suite
 
 PROMPT = "You are a test assistant. Today is Wednesday, 2026-10-21; the time zone is UTC."
 COUNTS = {"selection": 1, "arguments": 1, "near_misses": 1, "no_call": 1, "parallel": 1, "chains": 1}

@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core import ecma, jsonschema
+from lobrec.core.suite import ecma, jsonschema
 from lobrec.suite_file import load_suite
 from lobrec.translations import FILE_NAME, encode_translations, read_translations, translator_fingerprint
 from tests.support.scriptfiles import load_script

@@ -29,12 +29,12 @@ from lobrec.cassette.format import Manifest, ManifestCase, ManifestSuite
 from lobrec.cassette.layout import case_file_name, model_dir_name
 from lobrec.cassette.manifest import case_fingerprint, save_manifest
 from lobrec.cassette.vcrpy import new_for_recording, save
-from lobrec.core.results import CaseResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import CaseResult
+from lobrec.core.suite.format import Suite
 from lobrec.errors import SuiteError
 from lobrec.fakegateway import answer
-from lobrec.live import LiveLink
-from lobrec.runner import no_sleep, run_case
+from lobrec.running.live import LiveLink
+from lobrec.running.runner import no_sleep, run_case
 from lobrec.suite_file import load_suite
 from tests.support.gateway import FakeGatewayProcess, running_gateway
 

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from lobrec.core.suite import (
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     Contains,

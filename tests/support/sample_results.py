@@ -20,8 +20,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lobrec.core import metrics
-from lobrec.core.results import (
+from lobrec.core.metrics import rates as metrics
+from lobrec.core.metrics.results import (
     ApiCall,
     CallRecord,
     CaseResult,
@@ -31,7 +31,7 @@ from lobrec.core.results import (
     StepVerdict,
     SuiteRef,
 )
-from lobrec.core.suite import (
+from lobrec.core.suite.format import (
     CallStep,
     Case,
     Check,

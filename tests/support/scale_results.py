@@ -12,10 +12,10 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import ModelResult, RunResult, decode_results
-from lobrec.core.suite import Suite
-from lobrec.core.tiers import rank_run
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import ModelResult, RunResult, decode_results
+from lobrec.core.metrics.tiers import rank_run
+from lobrec.core.suite.format import Suite
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]

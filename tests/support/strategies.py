@@ -6,8 +6,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from lobrec.core.results import ApiCall, CallRecord, CaseResult, Mismatch, StepVerdict
-from lobrec.core.suite import (
+from lobrec.core.metrics.results import ApiCall, CallRecord, CaseResult, Mismatch, StepVerdict
+from lobrec.core.suite.format import (
     GROUPS,
     CallStep,
     Case,
@@ -19,7 +19,7 @@ from lobrec.core.suite import (
     Tool,
 )
 
-# --- JSON values and schemas (lobrec.core.jsonschema) --------------------------------------------
+# --- JSON values and schemas (lobrec.core.suite.jsonschema) --------------------------------------------
 #
 # Schemas use only the supported keywords. Instances are drawn *from* a schema ("near-valid"): the
 # generator aims at a valid value and misses on purpose at every node now and then (a bound off by
@@ -241,7 +241,7 @@ def schemas_with_instances(draw: st.DrawFn) -> tuple[dict[str, Any] | bool, Any]
     return schema, draw(instances_for(schema))
 
 
-# --- matching and call steps (lobrec.core.matching, lobrec.core.judge) ---------------------------
+# --- matching and call steps (lobrec.core.judge.matching, lobrec.core.judge.step) ---------------------------
 
 
 @st.composite
@@ -258,7 +258,7 @@ def compatibility(draw: st.DrawFn, max_side: int = 6) -> tuple[int, int, set[tup
 def call_steps(draw: st.DrawFn) -> Any:
     """A call step of 1-4 expected calls over 1-3 tool names, each with an eq or range check on
     `value`, whose reference answers pass; names repeat, so the pairing is often ambiguous."""
-    from lobrec.core.suite import CallStep, Eq, ExpectedCall, Range
+    from lobrec.core.suite.format import CallStep, Eq, ExpectedCall, Range
 
     count = draw(st.integers(1, 4))
     calls = []
@@ -288,7 +288,7 @@ def completion_for(calls: list[tuple[str, str]]) -> bytes:
     ).encode()
 
 
-# --- suites and judged cases (lobrec.core.metrics) ------------------------------------------------
+# --- suites and judged cases (lobrec.core.metrics.rates) ------------------------------------------------
 
 TOOL_NAMES = ("get_weather", "send_email", "read_file")
 TOOLS = [Tool(type="function", function=FunctionSpec(name=name, parameters={})) for name in TOOL_NAMES]
@@ -384,7 +384,7 @@ def suites_and_results(draw: st.DrawFn) -> tuple[Suite, list[CaseResult]]:
     return suite, [draw(case_result(case)) for case in chosen]
 
 
-# --- failed steps (lobrec.core.failures) ----------------------------------------------------------
+# --- failed steps (lobrec.core.judge.failures) ----------------------------------------------------------
 
 mismatches = st.builds(
     Mismatch,
@@ -429,7 +429,7 @@ step_verdicts = st.builds(
     mismatches=st.lists(mismatches, max_size=3),
 )
 
-# --- gates (lobrec.core.gates) -----------------------------------------------------------------------
+# --- gates (lobrec.core.metrics.gates) ----------------------------------------------------------
 
 allowance_texts = st.one_of(
     st.integers(0, 100).map(str),
@@ -442,7 +442,7 @@ allowance_texts = st.one_of(
 # --- API keys (issue 25: the key in every spelling) ------------------------------------------------
 
 KEY_ALPHABET = "".join(chr(code) for code in range(0x21, 0x7F))
-"""What a key may hold: visible ASCII (`lobrec.gateway` refuses anything else up front)."""
+"""What a key may hold: visible ASCII (`lobrec.running.gateway` refuses anything else up front)."""
 
 
 def api_keys() -> st.SearchStrategy[str]:

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import msgspec
 
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import ApiCall, CaseResult, ModelResult, StepVerdict
-from lobrec.core.suite import Case, Message, NoCallStep, Suite
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import ApiCall, CaseResult, ModelResult, StepVerdict
+from lobrec.core.suite.format import Case, Message, NoCallStep, Suite
 
 
 def no_call_suite(size: int) -> Suite:

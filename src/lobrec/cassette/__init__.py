@@ -1,7 +1,7 @@
 """The recording format: one home for every rule of what a cassette folder holds.
 
-Recording (`lobrec.recording`, `lobrec.live`), replay (`lobrec.replay`, `lobrec.playback`) and
-`lobrec audit` read and write cassettes only through these modules:
+Recording (`lobrec.running.recording`, `lobrec.running.live`), replay (`lobrec.running.replay`,
+`lobrec.running.playback`) and `lobrec audit` (`audit`) read and write cassettes only through these modules:
 
 - `format`: the file Structs (cassette and manifest), the one decoder and its errors, the format
   version, the pretty encoder, capped reading;

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import msgspec
 
 from lobrec import files
-from lobrec.core.jsonvalue import duplicate_key
+from lobrec.core.judge.jsonvalue import duplicate_key
 from lobrec.errors import CassetteError
 
 MAX_CASSETTE_BYTES = 16 * 1024 * 1024

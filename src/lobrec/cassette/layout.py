@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from lobrec.core.suite import case_id_problem, shown_id
+from lobrec.core.suite.format import case_id_problem, shown_id
 from lobrec.errors import CassetteError, ConfigError
 
 MANIFEST = "manifest.json"

@@ -24,7 +24,7 @@ from lobrec.cassette.format import (
     read_capped,
 )
 from lobrec.cassette.layout import MANIFEST, case_file_name, is_case_id, model_dir_name
-from lobrec.core.suite import SEMVER, Case, Suite, version_order
+from lobrec.core.suite.format import SEMVER, Case, Suite, version_order
 from lobrec.errors import ConfigError
 
 

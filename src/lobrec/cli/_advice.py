@@ -11,7 +11,7 @@ from lobrec.cli._output import shell_command
 from lobrec.core.words import counted
 
 if TYPE_CHECKING:
-    from lobrec.core.results import CaseResult, ModelResult, RunResult
+    from lobrec.core.metrics.results import CaseResult, ModelResult, RunResult
 
 
 def resume_command(

@@ -12,8 +12,8 @@ from lobrec.cli._exits import Exit
 from lobrec.cli._output import fail, say
 
 if TYPE_CHECKING:
-    from lobrec.core.gates import Allowance
-    from lobrec.core.results import RunResult
+    from lobrec.core.metrics.gates import Allowance
+    from lobrec.core.metrics.results import RunResult
 
 
 GATE_ORDER = (
@@ -43,7 +43,7 @@ def check_gates(
     (`GATE_ORDER`); `failed` holds the gates the command checked itself (stale cases, cases not
     started), `excused` the errored cases per model those already answer for. `verdict` is handed
     the failed gates' lines (none: the run passed) before the exit: the CI job summary's first lines."""
-    from lobrec.core.gates import failed_gates
+    from lobrec.core.metrics.gates import failed_gates
 
     codes = {"no_scores": Exit.GATEWAY, "errored": Exit.ERRORED, "fail_under": Exit.BELOW_THRESHOLD}
     found = [*failed]
@@ -76,7 +76,7 @@ def score_against(threshold: float | None) -> Callable[[float | None], str]:
 
 def allowance(text: str | None) -> Allowance:
     """`--max-errored` parsed (none given: no errored case is allowed), or a one-line error."""
-    from lobrec.core.gates import NO_ERRORS, parse_allowance
+    from lobrec.core.metrics.gates import NO_ERRORS, parse_allowance
 
     if text is None:
         return NO_ERRORS

@@ -66,7 +66,7 @@ def parse_percent(text: str, flag: str) -> float:
     """A percentage option's value: `80` and `80%` alike, 0 to 100 (`core.gates.parse_score_percent`);
     else a one-line error naming the option (`--max-errored` is the other percentage, where a bare
     number counts cases)."""
-    from lobrec.core.gates import parse_score_percent
+    from lobrec.core.metrics.gates import parse_score_percent
 
     try:
         return parse_score_percent(text, flag)

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
     from lobrec.cli._exits import Exit
     from lobrec.cli._options import Outputs
-    from lobrec.core.results import RunResult
-    from lobrec.core.suite import Suite
+    from lobrec.core.metrics.results import RunResult
+    from lobrec.core.suite.format import Suite
 
 PIPED_WIDTH = 1000
 """Columns for reports when output is not a terminal (a CI log, a pipe) and COLUMNS does not say:
@@ -139,7 +139,7 @@ def write_report(
 
 def _renderers(run: RunResult, suite: Suite) -> dict[str, Callable[[], str | bytes]]:
     """Each report by its option's name (`json` for `--json`), built only when asked for."""
-    from lobrec.core.results import encode_results
+    from lobrec.core.metrics.results import encode_results
 
     def markdown() -> str:
         from lobrec.reports.markdown import render_markdown

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 
 from lobrec.cassette.layout import model_dir_name
 from lobrec.errors import ConfigError
-from lobrec.gateway import KEY_ENV
+from lobrec.running.gateway import KEY_ENV
 
 if TYPE_CHECKING:
-    from lobrec.core.results import ModelResult, RunResult
+    from lobrec.core.metrics.results import ModelResult, RunResult
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""`lobrec audit CASSETTES_DIR`: the pre-merge check of contributed cassettes (see `lobrec.audit`).
+"""`lobrec audit CASSETTES_DIR`: the pre-merge check of contributed cassettes (see `lobrec.cassette.audit`).
 
 Findings are the command's output, so they go to stdout, one line each, with control characters
 spelled out (a file name can hold an escape sequence too). Exit status: 0 clean, 1 on any finding,
@@ -36,8 +36,8 @@ def audit_command(
     Prints one line per finding (a key or token, a file that is not a well-formed cassette, a
     manifest of another major suite version) and exits 1 when there is any, 0 when there is none.
     """
-    from lobrec.audit import audit
-    from lobrec.gateway import KEY_ENV
+    from lobrec.cassette.audit import audit
+    from lobrec.running.gateway import KEY_ENV
 
     version = _suite_version(suite_path)
     findings = audit(cassettes_dir, secrets=(os.environ.get(KEY_ENV),), suite_version=version)

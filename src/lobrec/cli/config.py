@@ -58,9 +58,9 @@ def config_command(
 
 
 def masked(name: str, value: Any) -> Any:
-    """The base URL with any user, password or query masked (`lobrec.gateway.mask_url`), as every
+    """The base URL with any user, password or query masked (`lobrec.running.gateway.mask_url`), as every
     message shows it: `lobrec config` is run in CI logs, and `record` refuses such a URL anyway."""
-    from lobrec.gateway import mask_url
+    from lobrec.running.gateway import mask_url
 
     return mask_url(value) if name == "base_url" and isinstance(value, str) else value
 

@@ -52,9 +52,9 @@ def diff_command(
     difference is within the run-to-run spread. A cassette folder is re-judged offline, as rescore
     would.
     """
-    from lobrec.core.compare import compare
-    from lobrec.core.tiers import with_resolution
-    from lobrec.diff_side import load_side
+    from lobrec.cli._diff_side import load_side
+    from lobrec.core.metrics.compare import compare
+    from lobrec.core.metrics.tiers import with_resolution
     from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 
     one_stdout({"markdown": markdown_out, "html": html_out})

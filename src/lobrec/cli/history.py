@@ -2,7 +2,7 @@
 
 The files are read and lined up in the order given (docs/reports.md, "History"); the suites that
 steps across versions need are the bundled suite, its kept history (`suite/history/`) and any
-`--suite FILE`. The rules live in `lobrec.core.history`, the layout in `lobrec.reports.history`.
+`--suite FILE`. The rules live in `lobrec.core.metrics.history`, the layout in `lobrec.reports.history`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from lobrec.cli._output import fail
 from lobrec.cli._reports import one_stdout, report_console, write_report
 
 if TYPE_CHECKING:
-    from lobrec.core.results import RunResult
-    from lobrec.core.suite import Suite
+    from lobrec.core.metrics.results import RunResult
+    from lobrec.core.suite.format import Suite
 
 
 def known_suites(given: list[Path]) -> list[tuple[str, Suite]]:
@@ -33,7 +33,7 @@ def known_suites(given: list[Path]) -> list[tuple[str, Suite]]:
 
 
 def _needs_suites(runs: list[RunResult]) -> bool:
-    from lobrec.core.history import same_suite
+    from lobrec.core.metrics.history import same_suite
 
     return any(not same_suite(runs[0].suite, run.suite) for run in runs[1:])
 
@@ -60,7 +60,7 @@ def history_command(
     suite-version changes marked. Across suite versions only the cases whose request and checks
     did not change are compared.
     """
-    from lobrec.core.history import build_history
+    from lobrec.core.metrics.history import build_history
     from lobrec.reports.history import (
         encode_history,
         render_history,

@@ -18,9 +18,9 @@ from lobrec.defaults import DEFAULT_CASSETTES, DEFAULT_CONCURRENCY, DEFAULT_RETR
 
 if TYPE_CHECKING:
     from lobrec.cli._unanswered import Folders
-    from lobrec.core.results import RunResult as RunRes
-    from lobrec.core.suite import Suite
-    from lobrec.recording import RecordOptions, RecordOutcome
+    from lobrec.core.metrics.results import RunResult as RunRes
+    from lobrec.core.suite.format import Suite
+    from lobrec.running.recording import RecordOptions, RecordOutcome
     from lobrec.settings import Resolved, Setting
 
 
@@ -122,8 +122,8 @@ def record_command(
     LOBSTACK_BASE_URL sets the default --base-url. Options not given are read from [tool.lobrec]
     in pyproject.toml or from lobrec.toml (`lobrec config` shows what is in force).
     """
-    from lobrec.recording import RecordOptions
-    from lobrec.runner import RetryPolicy
+    from lobrec.running.recording import RecordOptions
+    from lobrec.running.runner import RetryPolicy
 
     conf = in_force(
         models=model, base_url=base_url, cassettes=cassettes, concurrency=concurrency, timeout=timeout,
@@ -231,7 +231,7 @@ def _never_answered(
 ) -> list[str]:
     """Models that never answered: one line each (why, and the command that fixes it), their new
     folders removed; the terminal then leaves them out (the report files keep them)."""
-    from lobrec.gateway import resolve_gateway
+    from lobrec.running.gateway import resolve_gateway
 
     if outcome.interrupted:
         return []
@@ -303,7 +303,7 @@ def _say_replaced(suite: Suite, options: RecordOptions, resume: str) -> None:
     `--retry-errored` already chose their cases; a repeated run never rewrites a recorded run."""
     from lobrec.cassette.layout import model_dir_name
     from lobrec.core.words import counted
-    from lobrec.recording import plan, replaced
+    from lobrec.running.recording import plan, replaced
 
     if options.missing or options.retry_errored or options.case_ids:
         return
@@ -347,10 +347,10 @@ def _record(
     an error is raised (the command's handler says it), an interrupt is one line and exit 130."""
     from msgspec import structs
 
-    from lobrec.dry_run import dry_run_lines
-    from lobrec.gateway import resolve_gateway
-    from lobrec.progress import RunProgress
-    from lobrec.recording import record as record_run
+    from lobrec.running.dry_run import dry_run_lines
+    from lobrec.running.gateway import resolve_gateway
+    from lobrec.running.progress import RunProgress
+    from lobrec.running.recording import record as record_run
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:

@@ -16,10 +16,10 @@ from lobrec.cli._running import Interrupted, run_async
 from lobrec.cli._settings import in_force
 
 if TYPE_CHECKING:
-    from lobrec.core.results import CaseResult, ModelResult, RunResult
-    from lobrec.core.runs import ModelRuns
-    from lobrec.core.suite import Suite
-    from lobrec.replay import ReplayModel, RescoreOutcome
+    from lobrec.core.metrics.results import CaseResult, ModelResult, RunResult
+    from lobrec.core.metrics.runs import ModelRuns
+    from lobrec.core.suite.format import Suite
+    from lobrec.running.replay import ReplayModel, RescoreOutcome
 
 
 @with_outputs
@@ -108,9 +108,9 @@ def _rescore(
     command's handler says it), an interrupt is one line and exit 130."""
     from msgspec import structs
 
-    from lobrec.progress import RunProgress
-    from lobrec.replay import RescoreOptions, default_jobs
-    from lobrec.replay import rescore as rescore_run
+    from lobrec.running.progress import RunProgress
+    from lobrec.running.replay import RescoreOptions, default_jobs
+    from lobrec.running.replay import rescore as rescore_run
     from lobrec.suite_file import load_suite, only_groups, with_suite_source
 
     try:
@@ -182,7 +182,7 @@ def incomplete_summary(outcome: RescoreOutcome, cassettes: Path, suite_path: Pat
     A model with repeated runs gets its line from `_repeated_summary`, run by run, any other from
     `_one_run_summary`.
     """
-    from lobrec.core.runs import runs_of
+    from lobrec.core.metrics.runs import runs_of
 
     folders: dict[str, list[ReplayModel]] = {}
     for replay in outcome.models:  # grouped once: a lookup per model would be quadratic in models

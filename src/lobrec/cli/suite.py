@@ -22,7 +22,7 @@ from lobrec.reports._text import printable
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from lobrec.core.suite import Case, ExpectedCall, Step, Suite
+    from lobrec.core.suite.format import Case, ExpectedCall, Step, Suite
 
 suite_app = typer.Typer(
     name="suite",
@@ -57,8 +57,8 @@ def check(
     Lists the problems and exits 2 if there is any. With --against OLD, first exits 1 with one line
     when the version is not the bump the changes need.
     """
-    from lobrec.core.suitecheck import check_suite, summary
-    from lobrec.core.versioning import bump_problem, diff_suites
+    from lobrec.core.suite.build_rules import check_suite, summary
+    from lobrec.core.suite.versioning import bump_problem, diff_suites
 
     suite = _load(path)
     if against is not None:  # first: which rules apply (wrong answers from 1.1.0) hangs on the version
@@ -82,7 +82,7 @@ def diff(
 
     Each change from OLD to NEW is classified, and the version bump the changes need is named.
     """
-    from lobrec.core.versioning import bump_problem, diff_suites
+    from lobrec.core.suite.versioning import bump_problem, diff_suites
 
     result = diff_suites(_load(old), _load(new))
     say(format_diff(result), output=True)
@@ -139,7 +139,7 @@ def show(
     """
     from rich.console import Console
 
-    from lobrec.core.suite import GROUPS
+    from lobrec.core.suite.format import GROUPS
 
     suite = _load(path)
     console = Console(soft_wrap=False, highlight=False)
@@ -168,7 +168,7 @@ def shorten(text: str, width: int = REQUEST_WIDTH) -> str:
 
 
 def expected_tools(step: Step) -> str:
-    from lobrec.core.suite import NoCallStep
+    from lobrec.core.suite.format import NoCallStep
 
     if isinstance(step, NoCallStep):
         return "(no call)"
@@ -210,7 +210,7 @@ def _json(value: Any) -> str:
 
 
 def _show_case(console: Console, suite: Suite, case: Case) -> None:
-    from lobrec.core.suite import CallStep
+    from lobrec.core.suite.format import CallStep
 
     console.print(
         f"[bold]{shown(case.id)}[/bold] ({shown(case.group)}) in {shown(suite.name)} {suite.version}"
@@ -242,7 +242,7 @@ def _show_case(console: Console, suite: Suite, case: Case) -> None:
 def _show_call(console: Console, call: ExpectedCall) -> None:
     import json
 
-    from lobrec.core.checks import describe
+    from lobrec.core.suite.checks import describe
 
     console.print(f"  [bold]{shown(call.name)}[/bold]")
     for check in call.checks:

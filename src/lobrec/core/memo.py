@@ -1,7 +1,7 @@
 """Per-object memos: a pure function of one immutable object, computed once per object.
 
 A run's models are read by the tiers, the routing view and every report, and each asks for the same
-derived view of a model (`lobrec.core.runs.runs_of`); judging asks the suite for cases by id tens of
+derived view of a model (`lobrec.core.metrics.runs.runs_of`); judging asks the suite for cases by id tens of
 thousands of times. Recomputing those per question made rescore grow faster than its input.
 
 The memo keys on the object's identity and lives exactly as long as the object: a weak reference

@@ -14,8 +14,8 @@ from typing import Any, Literal, NamedTuple
 
 import msgspec
 
-from lobrec.core.jsonvalue import json_type
-from lobrec.core.suite import CallStep, Case, NoCallStep, SampleAnswer, Suite
+from lobrec.core.judge.jsonvalue import json_type
+from lobrec.core.suite.format import CallStep, Case, NoCallStep, SampleAnswer, Suite
 from lobrec.errors import ConfigError
 from lobrec.fakegateway.completions import (
     ChatCall,

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from lobrec.core.suite import Suite
+from lobrec.core.suite.format import Suite
 from lobrec.errors import ConfigError
 from lobrec.fakegateway.completions import (
     CREATED,

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
-from lobrec.core.results import Rate, RunResult
-from lobrec.core.suite import GROUPS
+from lobrec.core.metrics.results import Rate, RunResult
+from lobrec.core.suite.format import GROUPS
 from lobrec.reports._text import printable
 
 DASH = "—"
@@ -44,7 +44,7 @@ def provenance(run: RunResult) -> str:
 
 
 def _version_key(version: str) -> tuple[int, ...]:
-    from lobrec.core.suite import SEMVER, version_order
+    from lobrec.core.suite.format import SEMVER, version_order
 
     return version_order(version) if SEMVER.match(version) else (-1,)
 

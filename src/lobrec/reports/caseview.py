@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lobrec.core.results import CaseResult, RunOutcome, RunResult
-from lobrec.core.runs import runs_of
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import CaseResult, RunOutcome, RunResult
+from lobrec.core.metrics.runs import runs_of
+from lobrec.core.suite.format import Suite
 
 
 @dataclass(frozen=True)

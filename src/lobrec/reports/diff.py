@@ -2,7 +2,7 @@
 repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
 how the failure kinds moved; and as an HTML page in the report's style (`render_diff_html`).
 
-The numbers and the verdict come from `lobrec.core.compare`; this module says them in words and
+The numbers and the verdict come from `lobrec.core.metrics.compare`; this module says them in words and
 lays them out, for the terminal
 (rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
 Markdown report). A delta is called better or worse in words, not only in colour, and "worse"
@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
-from lobrec.core.failures import kind_label
-from lobrec.core.repeats import scored_verdict
-from lobrec.core.tiers import two_way
+from lobrec.core.judge.failures import kind_label
+from lobrec.core.metrics.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
+from lobrec.core.metrics.repeats import scored_verdict
+from lobrec.core.metrics.tiers import two_way
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change
 from lobrec.reports._text import printable

@@ -22,10 +22,10 @@ import math
 import re
 from typing import Any
 
-from lobrec.core.failures import kind_label
-from lobrec.core.repeats import run_outcome
-from lobrec.core.results import ApiCall, CaseResult, RunResult, StepVerdict
-from lobrec.core.suite import Suite
+from lobrec.core.judge.failures import kind_label
+from lobrec.core.metrics.repeats import run_outcome
+from lobrec.core.metrics.results import ApiCall, CaseResult, RunResult, StepVerdict
+from lobrec.core.suite.format import Suite
 from lobrec.reports.caseview import cases_view
 
 COLUMNS: tuple[str, ...] = (

@@ -1,6 +1,6 @@
 """`lobrec history` rendered: a leaderboard over time for the terminal, Markdown, HTML and JSON.
 
-The numbers come from `lobrec.core.history`; this module lays them out. Every format reads the same
+The numbers come from `lobrec.core.metrics.history`; this module lays them out. Every format reads the same
 rows (`step_rows`) and the same marks (`MARKS`, `cell`), so the four agree: a step is flagged ▲ or
 ▼ only when the paired test found it real; ↺ marks the same recordings re-judged, ≠ a step that
 could not be compared, § a file whose suite differs from the one before.
@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lobrec.core.compare import format_p
-from lobrec.core.history import History, HistoryRun, ModelHistory, Point, Step
+from lobrec.core.metrics.compare import format_p
+from lobrec.core.metrics.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
 from lobrec.reports import history_chart
 from lobrec.reports._format import DASH, GLOSSARY, change, percent

@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from lobrec.core.history import History, ModelHistory, Step
+from lobrec.core.metrics.history import History, ModelHistory, Step
 from lobrec.reports._format import percent
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, place_labels, text_width
 from lobrec.reports._text import printable

@@ -23,8 +23,8 @@ computed here and written into `data-` attributes, so the same results give the 
 
 from __future__ import annotations
 
-from lobrec.core.results import RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import RunResult
+from lobrec.core.suite.format import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH

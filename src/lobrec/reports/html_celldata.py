@@ -15,9 +15,9 @@ import json
 import re
 from typing import Any
 
-from lobrec.core.failures import kind_label
-from lobrec.core.results import ApiCall, Mismatch, ModelResult, StepVerdict
-from lobrec.core.suite import CallStep, Case, NoCallStep
+from lobrec.core.judge.failures import kind_label
+from lobrec.core.metrics.results import ApiCall, Mismatch, ModelResult, StepVerdict
+from lobrec.core.suite.format import CallStep, Case, NoCallStep
 from lobrec.reports._format import DASH, cost, latency
 from lobrec.reports._text import printable
 from lobrec.reports.html_cells import (

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from lobrec.core.repeats import CaseVerdict, run_verdict
-from lobrec.core.results import CallRecord, CaseResult, StepVerdict
-from lobrec.core.suite import (
+from lobrec.core.metrics.repeats import CaseVerdict, run_verdict
+from lobrec.core.metrics.results import CallRecord, CaseResult, StepVerdict
+from lobrec.core.suite.format import (
     Absent,
     CallStep,
     Case,
@@ -40,7 +40,7 @@ STATUS: dict[CaseVerdict, tuple[str, str]] = {
     "missing": ("·", "not in run"),
     "flaky": ("◐", "flaky"),
 }
-"""Each verdict's symbol and word (`lobrec.core.repeats.CaseVerdict`)."""
+"""Each verdict's symbol and word (`lobrec.core.metrics.repeats.CaseVerdict`)."""
 LEGEND: dict[CaseVerdict, str] = {
     "pass": "every step passed",
     "fail": "a step failed",

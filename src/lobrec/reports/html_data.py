@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from lobrec.core.results import ModelResult, Rate, RunResult
-from lobrec.core.suite import Case, Suite
+from lobrec.core.metrics.results import ModelResult, Rate, RunResult
+from lobrec.core.suite.format import Case, Suite
 from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel

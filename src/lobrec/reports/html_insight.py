@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lobrec.core.repeats import CaseVerdict, case_verdict
-from lobrec.core.results import RoutedCase, RunOutcome
+from lobrec.core.metrics.repeats import CaseVerdict, case_verdict
+from lobrec.core.metrics.results import RoutedCase, RunOutcome
 from lobrec.reports.view import ReportView, RoutingTable
 
 

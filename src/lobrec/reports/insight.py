@@ -2,13 +2,13 @@
 
 Plain rows of text (names not yet escaped), so the terminal and Markdown reports each add their own
 escaping and table; kept apart from the other report modules so the one-view report layer can take
-them over whole. The numbers come from `lobrec.core.failures`, `tiers` and `routing`.
+them over whole. The numbers come from `lobrec.core.judge.failures`, `tiers` and `routing`.
 """
 
 from __future__ import annotations
 
-from lobrec.core.failures import FAILURE_KINDS, kind_label
-from lobrec.core.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
+from lobrec.core.judge.failures import FAILURE_KINDS, kind_label
+from lobrec.core.metrics.results import ModelResult, Resolution, RouteFigure, RoutingRun, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, cost, latency, percent, points
 from lobrec.reports._text import printable

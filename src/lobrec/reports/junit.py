@@ -29,9 +29,9 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
-from lobrec.core.results import CaseResult, RunResult, StepVerdict
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.repeats import CaseVerdict, case_verdict, run_outcome
+from lobrec.core.metrics.results import CaseResult, RunResult, StepVerdict
+from lobrec.core.suite.format import Suite
 from lobrec.reports.caseview import CaseOverRuns, cases_view
 from lobrec.reports.export import step_kind, step_reasons
 from lobrec.reports.repeats import run_verdicts

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import CaseResult, Counts, Metrics, ModelResult, Rate, RunResult
+from lobrec.core.metrics.compare import RATE_METRICS
+from lobrec.core.metrics.results import CaseResult, Counts, Metrics, ModelResult, Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, cost, latency, percent, rate_counts
 from lobrec.reports._text import printable

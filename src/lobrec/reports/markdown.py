@@ -10,8 +10,8 @@ or the machine, so the same results give the same bytes.
 
 from __future__ import annotations
 
-from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import Rate, RunResult
+from lobrec.core.metrics.compare import RATE_METRICS
+from lobrec.core.metrics.results import Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
 from lobrec.reports.markdown_syntax import md, table

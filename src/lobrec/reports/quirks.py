@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from lobrec.core.results import ModelResult
+from lobrec.core.metrics.results import ModelResult
 
 
 def quirk_counts(model: ModelResult) -> Counter[str]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from lobrec.core.compare import RATE_METRICS
-from lobrec.core.repeats import case_verdict
-from lobrec.core.results import CaseResult, CaseRuns, ModelResult, Rate, RunOutcome, RunResult
-from lobrec.core.runs import ModelRuns, runs_of
-from lobrec.core.runs import run_cases as run_cases
+from lobrec.core.metrics.compare import RATE_METRICS
+from lobrec.core.metrics.repeats import case_verdict
+from lobrec.core.metrics.results import CaseResult, CaseRuns, ModelResult, Rate, RunOutcome, RunResult
+from lobrec.core.metrics.runs import ModelRuns, runs_of
+from lobrec.core.metrics.runs import run_cases as run_cases
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, fixed, percent, points, rate_counts
 from lobrec.reports.leaderboard import LEADERBOARD, Column

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lobrec.core.metrics import RATE_METRICS, VALUE_METRICS, Unit
-from lobrec.core.results import RateChange, SuiteChanges
+from lobrec.core.metrics.rates import RATE_METRICS, VALUE_METRICS, Unit
+from lobrec.core.metrics.results import RateChange, SuiteChanges
 from lobrec.reports._format import change
 
 LABELS = {metric: label for metric, label, _ in RATE_METRICS} | {

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
-from lobrec.core.repeats import CaseVerdict, case_verdict, run_outcome
-from lobrec.core.results import CaseResult, RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.repeats import CaseVerdict, case_verdict, run_outcome
+from lobrec.core.metrics.results import CaseResult, RunResult
+from lobrec.core.suite.format import Suite
 from lobrec.reports._format import group_label, percent, rate_counts
 from lobrec.reports.caseview import CaseOverRuns, ModelCases, cases_view
 from lobrec.reports.export import step_reasons

@@ -23,7 +23,7 @@ from rich.segment import Segment
 from rich.table import Row, Table
 from rich.text import Text
 
-from lobrec.core.results import RunResult
+from lobrec.core.metrics.results import RunResult
 from lobrec.core.words import counted
 from lobrec.reports._text import printable
 from lobrec.reports.suite_changes import SuiteChangesView

@@ -18,10 +18,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lobrec.core.failures import FAILURE_KINDS, kind_label
-from lobrec.core.metrics import COST_DECIMALS
-from lobrec.core.repeats import CaseVerdict, case_verdict, run_verdict
-from lobrec.core.results import (
+from lobrec.core.judge.failures import FAILURE_KINDS, kind_label
+from lobrec.core.metrics.rates import COST_DECIMALS
+from lobrec.core.metrics.repeats import CaseVerdict, case_verdict, run_verdict
+from lobrec.core.metrics.results import (
     CaseResult,
     CaseRuns,
     ModelResult,
@@ -29,7 +29,7 @@ from lobrec.core.results import (
     RoutedCase,
     RunResult,
 )
-from lobrec.core.runs import ModelRuns, runs_of
+from lobrec.core.metrics.runs import ModelRuns, runs_of
 from lobrec.reports._format import DASH, KEY, fixed, group_label, ordered_groups, provenance
 from lobrec.reports.insight import (
     ROUTING_HEADER,

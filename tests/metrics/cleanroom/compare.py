@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from lobrec.core.results import ModelResult, Resolution, Routing, RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import ModelResult, Resolution, Routing, RunResult
+from lobrec.core.suite.format import Suite
 from tests.metrics.cleanroom import reference as ref
 
 

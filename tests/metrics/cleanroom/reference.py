@@ -1,7 +1,7 @@
 """A clean-room reference for the figures that say what a score means (issue 24).
 
 Written from docs/metrics.md, docs/results.md, docs/reports.md and the methodology alone, without
-reading lobrec's implementation of them (`lobrec.core.failures`, `tiers`, `routing`, `compare`,
+reading lobrec's implementation of them (`lobrec.core.judge.failures`, `tiers`, `routing`, `compare`,
 `runs`): it reads the same inputs (the results Structs and the suite) and recomputes, on its own
 arithmetic, each step's failure kind, `broke_at`, each model's `failures`, the tiers, the
 resolution (run and pair), and `auto`'s routing section. The cross-check tests compare the two.
@@ -24,8 +24,8 @@ from functools import cache
 from itertools import combinations
 from statistics import NormalDist
 
-from lobrec.core.results import ApiCall, CaseResult, ModelResult, StepVerdict
-from lobrec.core.suite import CallStep, Case, Suite
+from lobrec.core.metrics.results import ApiCall, CaseResult, ModelResult, StepVerdict
+from lobrec.core.suite.format import CallStep, Case, Suite
 
 KINDS = (
     "reply_withheld",

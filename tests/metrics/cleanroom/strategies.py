@@ -10,9 +10,9 @@ from __future__ import annotations
 import msgspec
 from hypothesis import strategies as st
 
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import (
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import (
     ApiCall,
     CallRecord,
     CaseResult,
@@ -22,8 +22,17 @@ from lobrec.core.results import (
     StepVerdict,
     SuiteRef,
 )
-from lobrec.core.suite import CallStep, Case, ExpectedCall, FunctionSpec, Message, NoCallStep, Suite, Tool
-from lobrec.run_result import finish_run
+from lobrec.core.suite.format import (
+    CallStep,
+    Case,
+    ExpectedCall,
+    FunctionSpec,
+    Message,
+    NoCallStep,
+    Suite,
+    Tool,
+)
+from lobrec.running.run_result import finish_run
 
 TOOLS = ("t_a", "t_b", "t_c", "t_d")
 ARGUMENT_TEXTS = ("{}", '{"a": 1}', "{", "[1]", '"x"', "NaN", '{"a": NaN}', '{"a": 1, "a": 2}', "", None)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.compare import compare
-from lobrec.core.results import RunResult, decode_results
-from lobrec.core.suite import Suite
-from lobrec.core.tiers import with_resolution
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import RunResult, decode_results
+from lobrec.core.metrics.tiers import with_resolution
+from lobrec.core.suite.format import Suite
 from lobrec.suite_file import load_suite
 from tests.metrics.cleanroom import compare as side
 from tests.metrics.cleanroom import reference as ref

@@ -12,15 +12,25 @@ import json
 
 import pytest
 
-from lobrec.core import failures, tiers
-from lobrec.core.compare import compare
-from lobrec.core.judge import judge_step
-from lobrec.core.metrics import model_result
-from lobrec.core.repeats import combine_runs
-from lobrec.core.results import ApiCall, CallRecord, CaseResult, Mismatch, ModelResult, StepVerdict
-from lobrec.core.routing import routing
-from lobrec.core.suite import CallStep, Case, ExpectedCall, FunctionSpec, Message, NoCallStep, Suite, Tool
-from lobrec.core.wire import parse_completion
+from lobrec.core.judge import failures
+from lobrec.core.judge.step import judge_step
+from lobrec.core.judge.wire import parse_completion
+from lobrec.core.metrics import tiers
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.rates import model_result
+from lobrec.core.metrics.repeats import combine_runs
+from lobrec.core.metrics.results import ApiCall, CallRecord, CaseResult, Mismatch, ModelResult, StepVerdict
+from lobrec.core.metrics.routing import routing
+from lobrec.core.suite.format import (
+    CallStep,
+    Case,
+    ExpectedCall,
+    FunctionSpec,
+    Message,
+    NoCallStep,
+    Suite,
+    Tool,
+)
 from tests.metrics.cleanroom import reference as ref
 
 TOOLS = [Tool(type="function", function=FunctionSpec(name=name, parameters={})) for name in ("t_a", "t_b")]

@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core import failures, tiers
-from lobrec.core.compare import compare
-from lobrec.core.results import RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.judge import failures
+from lobrec.core.metrics import tiers
+from lobrec.core.metrics.compare import compare
+from lobrec.core.metrics.results import RunResult
+from lobrec.core.suite.format import Suite
 from tests.metrics.cleanroom import compare as side
 from tests.metrics.cleanroom import reference as ref
 from tests.metrics.cleanroom.strategies import TOOLS, failed_verdicts, ranked_runs, runs

@@ -7,8 +7,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lobrec.cli import Exit, app
-from lobrec.core.compare import Comparison, compare
-from lobrec.core.results import ModelResult, decode_results
+from lobrec.core.metrics.compare import Comparison, compare
+from lobrec.core.metrics.results import ModelResult, decode_results
 from lobrec.reports.diff import interpretation
 from lobrec.reports.html_page import CSP
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lobrec.cli import app
-from lobrec.core.results import decode_results
+from lobrec.core.metrics.results import decode_results
 from tests.cli.test_history_cli import EXPECTED, _re_recorded_worse
 from tests.reports.html.test_html_chromium import NON_TRIVIAL_PNG_BYTES, chromium, dump_dom, run_chromium
 

@@ -24,8 +24,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from lobrec.core.results import RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import RunResult
+from lobrec.core.suite.format import Suite
 from lobrec.reports.html import render_html
 from lobrec.reports.html_data import TOP_MODELS
 from lobrec.reports.leaderboard import ranked

@@ -16,8 +16,8 @@ import re
 import msgspec
 import pytest
 
-from lobrec.core.results import RunResult
-from lobrec.core.suite import Suite
+from lobrec.core.metrics.results import RunResult
+from lobrec.core.suite.format import Suite
 from lobrec.reports._labels import text_width
 from lobrec.reports.html import render_html
 from lobrec.reports.html_plot import WIDTH, Plot, plot

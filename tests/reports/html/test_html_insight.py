@@ -11,9 +11,9 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from lobrec.core.failures import FAILURE_KINDS, KIND_LABELS
-from lobrec.core.results import RunResult, decode_results
-from lobrec.core.runs import run_cases
+from lobrec.core.judge.failures import FAILURE_KINDS, KIND_LABELS
+from lobrec.core.metrics.results import RunResult, decode_results
+from lobrec.core.metrics.runs import run_cases
 from lobrec.reports.html import render_html
 from lobrec.reports.insight import resolution_sentence
 from lobrec.suite_file import load_suite

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lobrec.core.compare import RATE_METRICS
-from lobrec.core.results import CallRecord, RunResult, decode_results, encode_results
+from lobrec.core.metrics.compare import RATE_METRICS
+from lobrec.core.metrics.results import CallRecord, RunResult, decode_results, encode_results
 from lobrec.reports._labels import LABEL_HEIGHT, Box, Label, overlapping, place_labels, text_width
 from lobrec.reports.html import DEFAULT_SORT, call_flag, render_html, sort_key
 from lobrec.reports.view import report_view

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from lobrec.core.results import RunResult
+from lobrec.core.metrics.results import RunResult
 from lobrec.reports.html import render_html
 from lobrec.reports.html_data import TOP_MODELS
 from lobrec.reports.leaderboard import ranked

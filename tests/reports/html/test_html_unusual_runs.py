@@ -12,7 +12,7 @@ import re
 import msgspec
 import pytest
 
-from lobrec.core.suite import Suite
+from lobrec.core.suite.format import Suite
 from lobrec.reports.html import render_html
 from tests.reports.html.test_html_report import cells_data
 from tests.support.sample_results import sample_run, sample_suite

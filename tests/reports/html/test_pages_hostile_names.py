@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from lobrec.core.results import RunResult, decode_results, encode_results
+from lobrec.core.metrics.results import RunResult, decode_results, encode_results
 from tests.support.cli import run_lobrec
 
 ROOT = Path(__file__).resolve().parents[3]
