@@ -19,7 +19,7 @@ from lobrec.core.metrics.compare import (
     verdict,
 )
 from lobrec.core.metrics.results import SuiteRef
-from lobrec.reports.diff import interpretation
+from lobrec.reports.diffview import interpretation
 from tests.support.sample_results import model_result, sample_run, sample_suite, wrong_tool
 
 # (b, c, exact p) - worked by hand from p = min(1, 2 * sum_{k<=min(b,c)} C(b+c, k) / 2^(b+c)).

@@ -17,7 +17,7 @@ from lobrec.core.metrics.repeats import combine_runs, flaky, mean_rate, spread
 from lobrec.core.metrics.results import CaseResult, ModelResult
 from lobrec.core.metrics.runs import runs_of
 from lobrec.core.suite.format import Suite
-from lobrec.reports.diff import spread_sentence
+from lobrec.reports.diffview import spread_sentence
 from tests.support.strategies import case_result, suites
 
 values = st.lists(

@@ -19,8 +19,7 @@ from lobrec.core.metrics.compare import compare
 from lobrec.core.metrics.repeats import CaseVerdict, case_verdict, combine_runs
 from lobrec.core.metrics.results import ModelResult, RunResult
 from lobrec.core.metrics.runs import runs_of
-from lobrec.reports.diff import render_diff_html
-from lobrec.reports.html import render_html
+from lobrec.reports.html import render_diff_html, render_html
 from lobrec.reports.junit import to_junit
 from lobrec.reports.markdown import render_markdown
 from lobrec.reports.summary import to_summary

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from lobrec.core.metrics.compare import compare
 from lobrec.core.metrics.tiers import with_resolution
-from lobrec.reports.diff import summary_lines
+from lobrec.reports.diffview import summary_lines
 from tests.support.tier_models import model_of, no_call_suite
 
 SUITE = no_call_suite(20)

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from lobrec.cli import app
 from lobrec.core.metrics.compare import Comparison, compare
 from lobrec.core.metrics.results import ModelResult, encode_results
-from lobrec.reports.diff import interpretation, render_diff_markdown, spread_sentence
+from lobrec.reports.diffview import interpretation, spread_sentence
+from lobrec.reports.markdown import render_diff_markdown
 from lobrec.running.replay import rescore, rescore_directories
 from lobrec.suite_file import load_suite
 from tests.support.repeated import COMMITTED, ORACLE, ROOT, repeated_model

@@ -29,10 +29,9 @@ from lobrec.core.metrics.results import (
     RunResult,
     StepVerdict,
 )
-from lobrec.reports.diff import render_diff_markdown
 from lobrec.reports.export import COLUMNS, rows, safe_cell, to_csv, to_jsonl
 from lobrec.reports.junit import to_junit, xml_safe
-from lobrec.reports.markdown import render_markdown
+from lobrec.reports.markdown import render_diff_markdown, render_markdown
 from lobrec.reports.summary import to_summary
 from tests.support.sample_results import sample_run, sample_suite
 

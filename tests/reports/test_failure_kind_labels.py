@@ -21,13 +21,12 @@ from lobrec.core.judge.failures import KIND_LABELS, failed_step_kinds
 from lobrec.core.metrics.compare import compare
 from lobrec.core.metrics.results import RunResult, decode_results, encode_results
 from lobrec.core.suite.format import Suite
-from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
 from lobrec.reports.export import to_csv, to_jsonl
-from lobrec.reports.html import render_html
+from lobrec.reports.html import render_diff_html, render_html
 from lobrec.reports.junit import to_junit
-from lobrec.reports.markdown import render_markdown
+from lobrec.reports.markdown import render_diff_markdown, render_markdown
 from lobrec.reports.summary import to_summary
-from lobrec.reports.terminal import render_leaderboard
+from lobrec.reports.terminal import render_diff, render_leaderboard
 from lobrec.suite_file import load_suite
 from tests.support.sample_results import sample_run, sample_suite
 

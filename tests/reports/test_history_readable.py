@@ -10,7 +10,8 @@ import pytest
 
 from lobrec.core.metrics.history import HistoryRun, build_history
 from lobrec.core.metrics.results import RunResult, decode_results
-from lobrec.reports.history import chart, recorded_date, render_history_html
+from lobrec.reports.historyview import chart, recorded_date
+from lobrec.reports.html import render_history_html
 
 ROOT = Path(__file__).resolve().parents[2]
 

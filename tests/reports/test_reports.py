@@ -25,11 +25,10 @@ from lobrec.core.suite.format import Absent, Check, Contains, Eq, OneOf, Present
 from lobrec.core.words import counted
 from lobrec.reports._format import change, cost, latency, percent
 from lobrec.reports._text import printable
-from lobrec.reports.diff import render_diff, render_diff_markdown
 from lobrec.reports.html import CSP, check_text, render_html
-from lobrec.reports.markdown import render_markdown
+from lobrec.reports.markdown import render_diff_markdown, render_markdown
 from lobrec.reports.markdown_syntax import md
-from lobrec.reports.terminal import leaderboard_table, render_leaderboard, safe_markup
+from lobrec.reports.terminal import leaderboard_table, render_diff, render_leaderboard, safe_markup
 from tests.reports.html.test_html_report import drill_down_text
 from tests.support.sample_results import EVIL_REPLY, model_result, sample_run, sample_suite, wrong_tool
 

@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 
 from lobrec.core.metrics.results import RunResult, decode_results
-from lobrec.reports.terminal import pack_phrases, render_leaderboard
+from lobrec.reports.terminal import render_leaderboard
+from lobrec.reports.terminal_layout import pack_phrases
 
 ROOT = Path(__file__).resolve().parents[2]
 

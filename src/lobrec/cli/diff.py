@@ -55,7 +55,9 @@ def diff_command(
     from lobrec.cli._diff_side import load_side
     from lobrec.core.metrics.compare import compare
     from lobrec.core.metrics.tiers import with_resolution
-    from lobrec.reports.diff import render_diff, render_diff_html, render_diff_markdown
+    from lobrec.reports.html import render_diff_html
+    from lobrec.reports.markdown import render_diff_markdown
+    from lobrec.reports.terminal import render_diff
 
     one_stdout({"markdown": markdown_out, "html": html_out})
     side_a = load_side(a, suite_path, model, allow_newer_suite)

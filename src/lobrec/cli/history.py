@@ -2,7 +2,8 @@
 
 The files are read and lined up in the order given (docs/reports.md, "History"); the suites that
 steps across versions need are the bundled suite, its kept history (`suite/history/`) and any
-`--suite FILE`. The rules live in `lobrec.core.metrics.history`, the layout in `lobrec.reports.history`.
+`--suite FILE`. The rules live in `lobrec.core.metrics.history`, the words in
+`lobrec.reports.historyview`, each format's layout in its report module.
 """
 
 from __future__ import annotations
@@ -61,12 +62,10 @@ def history_command(
     did not change are compared.
     """
     from lobrec.core.metrics.history import build_history
-    from lobrec.reports.history import (
-        encode_history,
-        render_history,
-        render_history_html,
-        render_history_markdown,
-    )
+    from lobrec.reports.export import encode_history
+    from lobrec.reports.html import render_history_html
+    from lobrec.reports.markdown import render_history_markdown
+    from lobrec.reports.terminal import render_history
     from lobrec.results_file import read_results
 
     one_stdout({"markdown": markdown_out, "html": html_out, "json": json_out})

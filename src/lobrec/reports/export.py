@@ -22,7 +22,10 @@ import math
 import re
 from typing import Any
 
+import msgspec
+
 from lobrec.core.judge.failures import kind_label
+from lobrec.core.metrics.history import History
 from lobrec.core.metrics.repeats import run_outcome
 from lobrec.core.metrics.results import ApiCall, CaseResult, RunResult, StepVerdict
 from lobrec.core.suite.format import Suite
@@ -182,3 +185,11 @@ def to_csv(run: RunResult, suite: Suite) -> str:
     for row in rows(run, suite):
         writer.writerow([_cell(column, row[column]) for column in COLUMNS])
     return buffer.getvalue()
+
+
+# --- lobrec history --json ---------------------------------------------------------------------------
+
+
+def encode_history(history: History) -> bytes:
+    """The history as indented JSON (`lobrec history --json`): the `History` Struct, key order kept."""
+    return msgspec.json.format(msgspec.json.encode(history), indent=2) + b"\n"

@@ -1,6 +1,6 @@
 """The history page's line chart as geometry: a line per model across the files, its points marked by
 their step, each line named at its end, the suite's changes and the files on the axes; numbers for
-`templates/history.html.j2` to draw in SVG. `reports.history` gives it the hover of every step."""
+`templates/history.html.j2` to draw in SVG. `reports.historyview` gives it the hover of every step."""
 
 from __future__ import annotations
 

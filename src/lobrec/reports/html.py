@@ -23,11 +23,29 @@ computed here and written into `data-` attributes, so the same results give the 
 
 from __future__ import annotations
 
+from lobrec.core.metrics.compare import Comparison
+from lobrec.core.metrics.history import History
 from lobrec.core.metrics.results import RunResult
 from lobrec.core.suite.format import Suite
 from lobrec.core.words import counted
 from lobrec.reports import html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH
+from lobrec.reports.diffview import case_tables, kind_rows, kinds_note, metric_rows, summary_lines
+from lobrec.reports.historyview import KEY as HISTORY_KEY
+from lobrec.reports.historyview import (
+    chart,
+    delta_text,
+    html_rows,
+    notes,
+    provenance_text,
+    recorded_date,
+    run_heading,
+    step_rows,
+    suite_text,
+    test_text,
+    title,
+    verdict_text,
+)
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
 from lobrec.reports.html_page import CSP, json_for_script, render_template, static
@@ -72,4 +90,50 @@ def render_html(run: RunResult, suite: Suite) -> str:
         suite_changes=report.suite_changes,
         matrix=matrix,
         data=json_for_script(matrix.data),
+    )
+
+
+# --- lobrec diff -------------------------------------------------------------------------------------
+
+
+def render_diff_html(cmp: Comparison) -> str:
+    """The comparison as one self-contained page in the HTML report's style (`lobrec diff --html`):
+    the metric deltas, the test, the cases that moved and those left out, the failure kinds."""
+    return render_template(
+        "diff.html.j2",
+        cmp=cmp,
+        metrics=metric_rows(cmp),
+        summary=summary_lines(cmp),
+        tables=case_tables(cmp),
+        kinds=kind_rows(cmp),
+        kinds_note=kinds_note(cmp),
+        counted=counted,
+    )
+
+
+# --- lobrec history ----------------------------------------------------------------------------------
+
+
+def render_history_html(history: History) -> str:
+    """The history as one self-contained page in the report's style: the files, a line per model
+    across them (inline SVG), the table with its marks, and every step with its test."""
+    steps = [
+        (row.model, f"#{row.step.since} → #{row.after.run}", delta_text(row), row.step, test_text(row.step))
+        for row in step_rows(history)
+    ]
+    return render_template(
+        "history.html.j2",
+        heading=title(history),
+        history=history,
+        run_heading=run_heading,
+        suite_text=suite_text,
+        recorded_date=recorded_date,
+        rows=html_rows(history),
+        chart=chart(history),
+        key=HISTORY_KEY,
+        notes=notes(history),
+        steps=steps,
+        verdict_text=verdict_text,
+        provenance_text=provenance_text,
+        extra_css=static("history.css"),
     )

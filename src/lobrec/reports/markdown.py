@@ -10,10 +10,27 @@ or the machine, so the same results give the same bytes.
 
 from __future__ import annotations
 
-from lobrec.core.metrics.compare import RATE_METRICS
+from lobrec.core.metrics.compare import RATE_METRICS, Comparison
+from lobrec.core.metrics.history import History
 from lobrec.core.metrics.results import Rate, RunResult
 from lobrec.core.words import counted
 from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
+from lobrec.reports.diffview import flip_lists, kind_rows, kinds_note, left_out, metric_rows, summary_lines
+from lobrec.reports.historyview import KEY as HISTORY_KEY
+from lobrec.reports.historyview import (
+    cell,
+    delta_text,
+    notes,
+    points_by_run,
+    provenance_text,
+    recorded_date,
+    run_heading,
+    step_rows,
+    suite_text,
+    test_text,
+    title,
+    verdict_text,
+)
 from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
@@ -212,3 +229,87 @@ def _insight_sections(view: ReportView) -> list[str]:
             parts.append(_md_table(view.routing_header, routing.rows))
         parts.append("\n".join(f"- {md(note)}" for note in model.routing_notes))
     return parts
+
+
+# --- lobrec diff -------------------------------------------------------------------------------------
+
+
+def _markdown_metrics(cmp: Comparison) -> str:
+    rows = [[md(row.label), md(row.a), md(row.b), md(row.delta), row.verdict] for row in metric_rows(cmp)]
+    header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
+    return table(header, rows, left=(0, 4))
+
+
+def _markdown_lists(cmp: Comparison) -> list[str]:
+    """The flipped and the left-out cases, every one of them."""
+    lists = [
+        f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in flip_lists(cmp)
+        if ids
+    ]
+    lists.extend(
+        f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}"
+        for label, ids in left_out(cmp)
+    )
+    return ["\n".join(lists)] if lists else []
+
+
+def render_diff_markdown(cmp: Comparison) -> str:
+    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
+    full (a file is read later and elsewhere; only the terminal shortens them)."""
+    parts = [
+        f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
+        _markdown_metrics(cmp),
+        *(md(line) for line in summary_lines(cmp)),
+    ]
+    if cmp.kinds:
+        header = ["Failure kind", "A", "B", "B − A", ""]
+        parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
+    parts.append(md(kinds_note(cmp)))
+    parts.extend(_markdown_lists(cmp))
+    return "\n\n".join(parts) + "\n"
+
+
+# --- lobrec history ----------------------------------------------------------------------------------
+
+
+def render_history_markdown(history: History) -> str:
+    """The history as Markdown: the files, the table with its key, the notes and every step."""
+    runs = [
+        [
+            md(run_heading(run)),
+            md(run.label),
+            md(suite_text(run)),
+            md(recorded_date(run)),
+            str(run.models),
+        ]
+        for run in history.runs
+    ]
+    header = ["Model", *(md(run_heading(run)) for run in history.runs)]
+    rows = []
+    for model in history.models:
+        points = points_by_run(model)
+        rows.append([md(model.model), *(md(cell(points.get(run.run))) for run in history.runs)])
+    parts = [
+        f"### {md(title(history))}",
+        table(["Run", "File", "Suite", "Newest recording", "Models"], runs, left=(0, 1, 2, 3)),
+        table(header, rows, left=(0,)),
+        md(HISTORY_KEY),
+        *(md(line) for line in notes(history)),
+    ]
+    steps = [
+        [
+            md(row.model),
+            md(f"#{row.step.since} → #{row.after.run}"),
+            md(delta_text(row)),
+            md(verdict_text(row.step)),
+            md(test_text(row.step)),
+            md(provenance_text(row.step)),
+        ]
+        for row in step_rows(history)
+    ]
+    if steps:
+        parts.append(
+            table(["Model", "Step", "Overall", "Verdict", "Test", "Recordings"], steps, left=(0, 1, 3, 4, 5))
+        )
+    return "\n\n".join(parts) + "\n"

@@ -9,24 +9,37 @@ and cannot restyle the reader's terminal.
 
 from __future__ import annotations
 
-import copy
-import io
-from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
 
 from rich import box
-from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
-from rich.segment import Segment
-from rich.table import Row, Table
+from rich.table import Table
 from rich.text import Text
 
+from lobrec.core.metrics.compare import Comparison
+from lobrec.core.metrics.history import History, HistoryRun
 from lobrec.core.metrics.results import RunResult
 from lobrec.core.words import counted
 from lobrec.reports._text import printable
+from lobrec.reports.diffview import flip_lists, kind_rows, kinds_note, left_out, metric_rows, summary_lines
+from lobrec.reports.historyview import (
+    KEY as HISTORY_KEY,
+)
+from lobrec.reports.historyview import (
+    cell,
+    notes,
+    points_by_run,
+    recorded_date,
+    run_heading,
+    run_line,
+    step_line,
+    step_rows,
+    suite_text,
+    title,
+)
 from lobrec.reports.suite_changes import SuiteChangesView
+from lobrec.reports.terminal_layout import fitting_parts, measured_width, natural_width, pack_phrases
 from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
@@ -116,11 +129,6 @@ def _leaderboard_table(view: ReportView, columns: list[Heading], *, title: bool,
     return table
 
 
-T = TypeVar("T")
-
-KEY_SEPARATOR = " · "
-
-
 def key_text(run: RunResult, width: int) -> Text:
     """The key under the leaderboard, its phrases packed into lines of at most `width` columns."""
     return _key_text(report_view(run), width)
@@ -130,26 +138,6 @@ def _key_text(view: ReportView, width: int) -> Text:
     """The key's phrases (`↓ lower is better`, ...) packed into lines of at most `width` columns:
     a line breaks between phrases, never inside one."""
     return pack_phrases("\n".join(view.key), width)
-
-
-def pack_phrases(key: str, width: int) -> Text:
-    """A key's phrases (joined by ` · `, lines by `\\n`) packed into lines of at most `width`
-    columns, breaking between phrases, never inside one (the leaderboard's key, `lobrec history`'s)."""
-    lines = []
-    tail = KEY_SEPARATOR.rstrip()
-    for line in key.split("\n"):
-        current = ""
-        phrases = line.split(KEY_SEPARATOR)
-        for index, phrase in enumerate(phrases):
-            trial = f"{current}{KEY_SEPARATOR}{phrase}" if current else phrase
-            more = tail if index + 1 < len(phrases) else ""  # a line that goes on ends with ` ·`
-            if current and cell_len(trial + more) > width:
-                lines.append(current + tail)
-                current = phrase
-            else:
-                current = trial
-        lines.append(current)
-    return Text("\n".join(lines))
 
 
 def leaderboard_tables(run: RunResult, width: int) -> tuple[list[Table], bool]:
@@ -163,12 +151,10 @@ def _leaderboard_tables(view: ReportView, width: int) -> tuple[list[Table], bool
     starting with the model names and holding as many columns, left to right, as fit (the key is
     then printed below the parts, at the terminal's width)."""
     whole = _leaderboard_table(view, view.columns(), title=True, caption=False)
-    if _natural_width(whole) <= width:
+    if natural_width(whole) <= width:
         return [whole], False
     columns = [column for column in view.columns() if not column.count]
-    parts = _fitting_parts(
-        columns[1:], lambda part: _natural_width(_part(view, [columns[0], *part])) <= width
-    )
+    parts = fitting_parts(columns[1:], lambda part: natural_width(_part(view, [columns[0], *part])) <= width)
     tables = [
         _leaderboard_table(view, [columns[0], *part], title=index == 0, caption=False)
         for index, part in enumerate(parts)
@@ -178,43 +164,6 @@ def _leaderboard_tables(view: ReportView, width: int) -> tuple[list[Table], bool
 
 def _part(view: ReportView, columns: list[Heading]) -> Table:
     return _leaderboard_table(view, columns, title=True, caption=False)
-
-
-def _fitting_parts(items: list[T], fits: Callable[[list[T]], bool]) -> list[list[T]]:
-    """`items` cut, in order, into the fewest runs that each `fits` (a run of one always goes in):
-    how a table too wide for the terminal is printed as several, each repeating its first column."""
-    parts: list[list[T]] = []
-    current: list[T] = []
-    for item in items:
-        if current and not fits([*current, item]):
-            parts.append(current)
-            current = [item]
-        else:
-            current = [*current, item]
-    if current or not parts:
-        parts.append(current)
-    return parts
-
-
-def _natural_width(table: Table) -> int:
-    """The width `table` takes when nothing constrains it (rich's measure ignores collapsed padding).
-
-    A column is as wide as its widest cell, so a copy holding one row of each column's widest cell
-    has the same width; rendering it instead of every row keeps a 100-model leaderboard fast.
-    """
-    widest = copy.copy(table)
-    widest.columns = [column.copy() for column in table.columns]
-    for probe_column, column in zip(widest.columns, table.columns, strict=True):
-        cells = list(column.cells)
-        probe_column._cells = [max(cells, key=_cell_width)] if cells else []
-    widest.rows = [Row()] if table.rows else []
-    probe = Console(width=10_000, file=io.StringIO(), color_system=None)
-    lines = probe.render_lines(widest, probe.options, pad=False)
-    return max((Segment.get_line_length(line) for line in lines), default=0)
-
-
-def _cell_width(cell: object) -> int:
-    return max((cell_len(line) for line in str(cell).splitlines()), default=0)
 
 
 def _counts_text(view: ReportView) -> Text:
@@ -228,10 +177,10 @@ def _group_tables(view: ReportView, width: int) -> list[Table]:
     table as fit, each table repeating the group names, so no cell and no name is ever cut."""
     models = list(range(len(view.models)))
     whole = _group_table(view, models, title=True, fold=False)
-    if _natural_width(whole) <= width:
+    if natural_width(whole) <= width:
         return [whole]
-    parts = _fitting_parts(
-        models, lambda part: _natural_width(_group_table(view, part, title=True, fold=True)) <= width
+    parts = fitting_parts(
+        models, lambda part: natural_width(_group_table(view, part, title=True, fold=True)) <= width
     )
     return [_group_table(view, part, title=index == 0, fold=True) for index, part in enumerate(parts)]
 
@@ -423,3 +372,157 @@ def _render_insight(view: ReportView, console: Console) -> None:
 def safe_markup(text: str) -> str:
     """`text` from a model or gateway, ready to embed in a rich markup string (e.g. progress lines)."""
     return escape(printable(text))
+
+
+# --- lobrec diff -------------------------------------------------------------------------------------
+
+
+_LIST_LIMIT = 20
+"""How many case ids a terminal list names before it says how many more; files list all."""
+
+
+def _ids(ids: list[str], every: bool = False) -> list[str]:
+    if every:
+        return ids
+    shown = ids[:_LIST_LIMIT]
+    more = [f"and {len(ids) - _LIST_LIMIT} more"] if len(ids) > _LIST_LIMIT else []
+    return [*shown, *more]
+
+
+def kinds_table(cmp: Comparison) -> Table:
+    """Failure kind, A, B, the change and whether B has fewer or more of it (fewer is better)."""
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    result.add_column("Failure kind", no_wrap=True)
+    for name in ("A", "B", "B − A"):
+        result.add_column(name, justify="right", no_wrap=True)
+    result.add_column("", no_wrap=True)
+    for kind, a, b, delta, verdict in kind_rows(cmp):
+        style = {"fewer": "green", "more": "red"}.get(verdict, "")
+        result.add_row(Text(kind), Text(a), Text(b), Text(delta, style=style), Text(verdict, style=style))
+    return result
+
+
+def diff_table(cmp: Comparison) -> Table:
+    """Metric, A, B, B - A and whether that is better or worse for B."""
+    result = Table(
+        title=Text(f"A: {printable(cmp.model_a)}  →  B: {printable(cmp.model_b)}", style="bold"),
+        box=box.SIMPLE_HEAD,
+        collapse_padding=True,
+        pad_edge=False,
+        show_edge=False,
+    )
+    result.add_column("Metric", no_wrap=True)
+    result.add_column("A", justify="right", no_wrap=True)
+    result.add_column("B", justify="right", no_wrap=True)
+    result.add_column("B − A", justify="right", no_wrap=True)
+    result.add_column("", no_wrap=True)
+    for row in metric_rows(cmp):
+        style = {"better": "green", "worse": "red"}.get(row.verdict, "")
+        result.add_row(
+            Text(row.label),
+            Text(row.a),
+            Text(row.b),
+            Text(row.delta, style=style),
+            Text(row.verdict, style=style),
+        )
+    return result
+
+
+def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> None:
+    """Print the comparison: the metric table, the test, the flipped and the left-out cases (the
+    first 20 of each list, or all of them with `every`, `lobrec diff --all`)."""
+    console.print(diff_table(cmp))
+    for line in summary_lines(cmp):
+        console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
+    if cmp.kinds:
+        console.print(kinds_table(cmp))
+    console.print(Text(kinds_note(cmp)))
+    for label, ids in flip_lists(cmp):
+        if ids:
+            console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}"))
+    for label, ids in left_out(cmp):
+        console.print(
+            Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}")
+        )
+
+
+# --- lobrec history ----------------------------------------------------------------------------------
+
+
+def runs_table(history: History) -> Table:
+    """Run, file, suite, newest recording and models, one row per file."""
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    for name in ("Run", "File", "Suite", "Newest recording", "Models"):
+        result.add_column(name, no_wrap=name != "File", justify="right" if name == "Models" else "left")
+    for run in history.runs:
+        result.add_row(
+            Text(run_heading(run)),
+            Text(printable(run.label)),
+            Text(printable(suite_text(run))),
+            Text(printable(recorded_date(run))),
+            Text(str(run.models)),
+        )
+    return result
+
+
+def history_table(history: History, runs: list[HistoryRun] | None = None) -> Table:
+    """One row per model, one column per file (`runs`: some of the files, default all): the overall
+    rate and the step's marks."""
+    shown = history.runs if runs is None else runs
+    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    result.add_column("Model", overflow="fold")  # only a name wider than the terminal folds; no rate is cut
+    for run in shown:
+        result.add_column(run_heading(run), justify="right", no_wrap=True)
+    for model in history.models:
+        points = points_by_run(model)
+        cells = []
+        for run in shown:
+            point = points.get(run.run)
+            step = point.step if point is not None else None
+            style = {"better": "green", "worse": "red"}.get(step.verdict if step else "", "")
+            cells.append(Text(cell(point), style=style))
+        result.add_row(Text(printable(model.model)), *cells)
+    return result
+
+
+def history_tables(history: History, width: int) -> list[Table]:
+    """The table laid out for `width` columns: whole when it fits, else in parts, each starting with
+    the model names and holding as many files, in order, as fit (at least one), so no cell is cut."""
+    parts = fitting_parts(history.runs, lambda part: measured_width(history_table(history, part)) <= width)
+    return [history_table(history, part) for part in parts]
+
+
+def _print_files(history: History, console: Console) -> None:
+    """The files' table, or in a terminal too narrow for it a line per file (which wraps between
+    words, never cuts a path off)."""
+    files = runs_table(history)
+    if measured_width(files) <= console.width:
+        console.print(files)
+        return
+    for run in history.runs:
+        console.print(Text(printable(run_line(run))))
+
+
+def _print_steps(history: History, console: Console) -> None:
+    """How many steps were tested and found real, then each step flagged or not comparable."""
+    rows = step_rows(history)
+    shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
+    real = sum(1 for row in rows if row.step.verdict != "none")
+    ending = ":" if shown else "."
+    console.print(Text(f"{counted(len(rows), 'step')} tested: {real} found real by the paired test{ending}"))
+    for row in shown:
+        style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
+        console.print(Text(printable(step_line(row)), style=style))
+
+
+def render_history(history: History, console: Console) -> None:
+    """Print the files, the table, its key, the notes, and the steps that were flagged or could
+    not be compared (every step is in the Markdown, HTML and JSON)."""
+    console.print(Text(printable(title(history)), style="bold"))
+    _print_files(history, console)
+    for part in history_tables(history, console.width):
+        console.print(part)
+    console.print(pack_phrases(HISTORY_KEY, console.width))
+    for line in notes(history, shorten=True):
+        console.print(Text(printable(line)))
+    _print_steps(history, console)

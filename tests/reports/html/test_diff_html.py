@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from lobrec.cli import Exit, app
 from lobrec.core.metrics.compare import Comparison, compare
 from lobrec.core.metrics.results import ModelResult, decode_results
-from lobrec.reports.diff import interpretation
+from lobrec.reports.diffview import interpretation
 from lobrec.reports.html_page import CSP
 
 ROOT = Path(__file__).resolve().parents[3]

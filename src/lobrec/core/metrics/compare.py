@@ -19,7 +19,7 @@ those where it is lower, ties dropped. It is the same formula: with one run each
 comparison also says whether the difference in overall mean is within the run-to-run spread: the
 larger of A's and B's sample sd of the overall rate over runs.
 
-The result is data (a `verdict`, `within_spread`); the words are the reports' (`lobrec.reports.diff`).
+The result is data (a `verdict`, `within_spread`); the words are the reports' (`lobrec.reports.diffview`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ SIGNIFICANCE = 0.05
 
 Verdict = Literal["nothing_paired", "no_difference", "b_better", "b_worse"]
 """The reading of the test from B's side: no case paired, not significant at 5%, or B better or
-worse (the words are the reports', `lobrec.reports.diff.interpretation`)."""
+worse (the words are the reports', `lobrec.reports.diffview.interpretation`)."""
 
 
 class MetricDelta(Record, frozen=True):

@@ -1,22 +1,16 @@
-"""`lobrec diff A B` rendered: metric deltas, the flipped cases and the McNemar verdict (with
+"""The view of `lobrec diff A B`: metric deltas, the flipped cases and the McNemar verdict (with
 repeated runs: the per-case pass rates that moved, the sign test and the run-to-run spread), and
-how the failure kinds moved; and as an HTML page in the report's style (`render_diff_html`).
+how the failure kinds moved, shaped once for every format.
 
-The numbers and the verdict come from `lobrec.core.metrics.compare`; this module says them in words and
-lays them out, for the terminal
-(rich, every name in a `Text` so nothing is read as markup) and for Markdown (escaped like the
-Markdown report). A delta is called better or worse in words, not only in colour, and "worse"
-means a rise for the lower-is-better metrics (made-up tool, latency, cost).
+The numbers and the verdict come from `lobrec.core.metrics.compare`; this module says them in words,
+and the format modules lay them out (`terminal.render_diff`, `markdown.render_diff_markdown`,
+`html.render_diff_html`). A delta is called better or worse in words, not only in colour, and
+"worse" means a rise for the lower-is-better metrics (made-up tool, latency, cost).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
-
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from lobrec.core.judge.failures import kind_label
 from lobrec.core.metrics.compare import Comparison, MetricDelta, RepeatedComparison, Unpaired, format_p
@@ -24,12 +18,7 @@ from lobrec.core.metrics.repeats import scored_verdict
 from lobrec.core.metrics.tiers import two_way
 from lobrec.core.words import counted
 from lobrec.reports._format import Change, change
-from lobrec.reports._text import printable
 from lobrec.reports.insight import resolution_sentence
-from lobrec.reports.markdown_syntax import md, table
-
-_LIST_LIMIT = 20
-"""How many case ids a terminal list names before it says how many more; files list all."""
 
 
 def shown(item: MetricDelta) -> tuple[Change, str]:
@@ -45,6 +34,26 @@ def shown(item: MetricDelta) -> tuple[Change, str]:
 def metric_label(item: MetricDelta) -> str:
     """The metric's label, with ` ↓` on a rate where lower is better."""
     return item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
+
+
+class MetricRow(NamedTuple):
+    """One metric as every format shows it."""
+
+    label: str
+    a: str
+    b: str
+    delta: str
+    verdict: str
+    """`better`, `worse` or empty, from B's side."""
+
+
+def metric_rows(cmp: Comparison) -> list[MetricRow]:
+    """Each metric: its label, both values, the change and whether that is better or worse for B."""
+    rows = []
+    for item in cmp.deltas:
+        texts, verdict = shown(item)
+        rows.append(MetricRow(metric_label(item), texts.a, texts.b, texts.delta, verdict))
+    return rows
 
 
 def _left_out_label(item: Unpaired) -> str:
@@ -63,14 +72,6 @@ def left_out(cmp: Comparison) -> list[tuple[str, list[str]]]:
     for item in cmp.unpaired:
         groups.setdefault(_left_out_label(item), []).append(item.id)
     return list(groups.items())
-
-
-def _ids(ids: list[str], every: bool = False) -> list[str]:
-    if every:
-        return ids
-    shown = ids[:_LIST_LIMIT]
-    more = [f"and {len(ids) - _LIST_LIMIT} more"] if len(ids) > _LIST_LIMIT else []
-    return [*shown, *more]
 
 
 def interpretation(cmp: Comparison) -> str:
@@ -214,103 +215,6 @@ def kinds_note(cmp: Comparison) -> str:
     return f"Failure kinds count the failed steps of every scored case on each side, paired or not{over}."
 
 
-def kinds_table(cmp: Comparison) -> Table:
-    """Failure kind, A, B, the change and whether B has fewer or more of it (fewer is better)."""
-    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
-    result.add_column("Failure kind", no_wrap=True)
-    for name in ("A", "B", "B − A"):
-        result.add_column(name, justify="right", no_wrap=True)
-    result.add_column("", no_wrap=True)
-    for kind, a, b, delta, verdict in kind_rows(cmp):
-        style = {"fewer": "green", "more": "red"}.get(verdict, "")
-        result.add_row(Text(kind), Text(a), Text(b), Text(delta, style=style), Text(verdict, style=style))
-    return result
-
-
-def diff_table(cmp: Comparison) -> Table:
-    """Metric, A, B, B - A and whether that is better or worse for B."""
-    result = Table(
-        title=Text(f"A: {printable(cmp.model_a)}  →  B: {printable(cmp.model_b)}", style="bold"),
-        box=box.SIMPLE_HEAD,
-        collapse_padding=True,
-        pad_edge=False,
-        show_edge=False,
-    )
-    result.add_column("Metric", no_wrap=True)
-    result.add_column("A", justify="right", no_wrap=True)
-    result.add_column("B", justify="right", no_wrap=True)
-    result.add_column("B − A", justify="right", no_wrap=True)
-    result.add_column("", no_wrap=True)
-    for item in cmp.deltas:
-        texts, verdict = shown(item)
-        style = {"better": "green", "worse": "red"}.get(verdict, "")
-        result.add_row(
-            Text(metric_label(item)),
-            Text(texts.a),
-            Text(texts.b),
-            Text(texts.delta, style=style),
-            Text(verdict, style=style),
-        )
-    return result
-
-
-def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> None:
-    """Print the comparison: the metric table, the test, the flipped and the left-out cases (the
-    first 20 of each list, or all of them with `every`, `lobrec diff --all`)."""
-    console.print(diff_table(cmp))
-    for line in summary_lines(cmp):
-        console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
-    if cmp.kinds:
-        console.print(kinds_table(cmp))
-    console.print(Text(kinds_note(cmp)))
-    for label, ids in flip_lists(cmp):
-        if ids:
-            console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}"))
-    for label, ids in left_out(cmp):
-        console.print(
-            Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}")
-        )
-
-
-def _markdown_metrics(cmp: Comparison) -> str:
-    rows = []
-    for item in cmp.deltas:
-        texts, verdict = shown(item)
-        rows.append([md(metric_label(item)), md(texts.a), md(texts.b), md(texts.delta), verdict])
-    header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
-    return table(header, rows, left=(0, 4))
-
-
-def _markdown_lists(cmp: Comparison) -> list[str]:
-    """The flipped and the left-out cases, every one of them."""
-    lists = [
-        f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}"
-        for label, ids in flip_lists(cmp)
-        if ids
-    ]
-    lists.extend(
-        f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}"
-        for label, ids in left_out(cmp)
-    )
-    return ["\n".join(lists)] if lists else []
-
-
-def render_diff_markdown(cmp: Comparison) -> str:
-    """The comparison as Markdown: a heading, the metric table, the test and the case lists, in
-    full (a file is read later and elsewhere; only the terminal shortens them)."""
-    parts = [
-        f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
-        _markdown_metrics(cmp),
-        *(md(line) for line in summary_lines(cmp)),
-    ]
-    if cmp.kinds:
-        header = ["Failure kind", "A", "B", "B − A", ""]
-        parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
-    parts.append(md(kinds_note(cmp)))
-    parts.extend(_markdown_lists(cmp))
-    return "\n\n".join(parts) + "\n"
-
-
 class CaseRow(NamedTuple):
     """One case of the HTML comparison: its id and each side as shown (`✓ pass`, `2/3`, `errored`)."""
 
@@ -362,25 +266,3 @@ def _left_rows(cmp: Comparison) -> list[CaseRow]:
         CaseRow(item.id, item.a or "not in A", item.b or "not in B", item.a or "missing", item.b or "missing")
         for item in cmp.unpaired
     ]
-
-
-def render_diff_html(cmp: Comparison) -> str:
-    """The comparison as one self-contained page in the HTML report's style (`lobrec diff --html`):
-    the metric deltas, the test, the cases that moved and those left out, the failure kinds."""
-    from lobrec.reports.html_page import render_template
-
-    metrics = []
-    for item in cmp.deltas:
-        texts, verdict = shown(item)
-        label = item.label + (" ↓" if item.lower_is_better and item.unit == "pp" else "")
-        metrics.append((label, texts.a, texts.b, texts.delta, verdict))
-    return render_template(
-        "diff.html.j2",
-        cmp=cmp,
-        metrics=metrics,
-        summary=summary_lines(cmp),
-        tables=case_tables(cmp),
-        kinds=kind_rows(cmp),
-        kinds_note=kinds_note(cmp),
-        counted=counted,
-    )

@@ -1,9 +1,11 @@
-"""`lobrec history` rendered: a leaderboard over time for the terminal, Markdown, HTML and JSON.
+"""The view of `lobrec history`: a leaderboard over time, shaped once for every format.
 
-The numbers come from `lobrec.core.metrics.history`; this module lays them out. Every format reads the same
-rows (`step_rows`) and the same marks (`MARKS`, `cell`), so the four agree: a step is flagged ▲ or
-▼ only when the paired test found it real; ↺ marks the same recordings re-judged, ≠ a step that
-could not be compared, § a file whose suite differs from the one before.
+The numbers come from `lobrec.core.metrics.history`; this module says them in words and marks, and
+the format modules lay them out (`terminal.render_history`, `markdown.render_history_markdown`,
+`html.render_history_html`, `export.encode_history`). Every format reads the same rows
+(`step_rows`) and the same marks (`cell`), so the four agree: a step is flagged ▲ or ▼ only when
+the paired test found it real; ↺ marks the same recordings re-judged, ≠ a step that could not be
+compared, § a file whose suite differs from the one before.
 """
 
 from __future__ import annotations
@@ -11,21 +13,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import NamedTuple
 
-import msgspec
-from rich import box
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from lobrec.core.metrics.compare import format_p
 from lobrec.core.metrics.history import History, HistoryRun, ModelHistory, Point, Step
 from lobrec.core.words import counted
 from lobrec.reports import history_chart
 from lobrec.reports._format import DASH, GLOSSARY, change, percent
-from lobrec.reports._text import printable
 from lobrec.reports.history_chart import PALETTE
-from lobrec.reports.markdown_syntax import md, table
-from lobrec.reports.terminal import pack_phrases
 
 ARROWS = {"better": "▲", "worse": "▼"}
 RESCORED = "↺"
@@ -162,11 +155,8 @@ def notes(history: History, *, shorten: bool = False) -> list[str]:
     return lines
 
 
-def _points(model: ModelHistory) -> dict[int, Point]:
+def points_by_run(model: ModelHistory) -> dict[int, Point]:
     return {point.run: point for point in model.points}
-
-
-# --- terminal --------------------------------------------------------------------------------------
 
 
 def recorded_date(run: HistoryRun) -> str:
@@ -190,151 +180,7 @@ def run_line(run: HistoryRun) -> str:
     return f"{run_heading(run)}: {run.label}, suite {suite_text(run)}, {recorded}, {models}"
 
 
-def runs_table(history: History) -> Table:
-    """Run, file, suite, newest recording and models, one row per file."""
-    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
-    for name in ("Run", "File", "Suite", "Newest recording", "Models"):
-        result.add_column(name, no_wrap=name != "File", justify="right" if name == "Models" else "left")
-    for run in history.runs:
-        result.add_row(
-            Text(run_heading(run)),
-            Text(printable(run.label)),
-            Text(printable(suite_text(run))),
-            Text(printable(recorded_date(run))),
-            Text(str(run.models)),
-        )
-    return result
-
-
-def history_table(history: History, runs: list[HistoryRun] | None = None) -> Table:
-    """One row per model, one column per file (`runs`: some of the files, default all): the overall
-    rate and the step's marks."""
-    shown = history.runs if runs is None else runs
-    result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
-    result.add_column("Model", overflow="fold")  # only a name wider than the terminal folds; no rate is cut
-    for run in shown:
-        result.add_column(run_heading(run), justify="right", no_wrap=True)
-    for model in history.models:
-        points = _points(model)
-        cells = []
-        for run in shown:
-            point = points.get(run.run)
-            step = point.step if point is not None else None
-            style = {"better": "green", "worse": "red"}.get(step.verdict if step else "", "")
-            cells.append(Text(cell(point), style=style))
-        result.add_row(Text(printable(model.model)), *cells)
-    return result
-
-
-def _width(table: Table) -> int:
-    from rich.console import Console
-
-    return Console(width=100_000).measure(table).maximum
-
-
-def history_tables(history: History, width: int) -> list[Table]:
-    """The table laid out for `width` columns: whole when it fits, else in parts, each starting with
-    the model names and holding as many files, in order, as fit (at least one), so no cell is cut."""
-    parts: list[list[HistoryRun]] = [[]]
-    for run in history.runs:
-        trial = [*parts[-1], run]
-        if parts[-1] and _width(history_table(history, trial)) > width:
-            parts.append([run])
-        else:
-            parts[-1] = trial
-    return [history_table(history, part) for part in parts]
-
-
-def _print_files(history: History, console: Console) -> None:
-    """The files' table, or in a terminal too narrow for it a line per file (which wraps between
-    words, never cuts a path off)."""
-    files = runs_table(history)
-    if _width(files) <= console.width:
-        console.print(files)
-        return
-    for run in history.runs:
-        console.print(Text(printable(run_line(run))))
-
-
-def _print_steps(history: History, console: Console) -> None:
-    """How many steps were tested and found real, then each step flagged or not comparable."""
-    rows = step_rows(history)
-    shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
-    real = sum(1 for row in rows if row.step.verdict != "none")
-    ending = ":" if shown else "."
-    console.print(Text(f"{counted(len(rows), 'step')} tested: {real} found real by the paired test{ending}"))
-    for row in shown:
-        style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
-        console.print(Text(printable(step_line(row)), style=style))
-
-
-def render_history(history: History, console: Console) -> None:
-    """Print the files, the table, its key, the notes, and the steps that were flagged or could
-    not be compared (every step is in the Markdown, HTML and JSON)."""
-    console.print(Text(printable(title(history)), style="bold"))
-    _print_files(history, console)
-    for part in history_tables(history, console.width):
-        console.print(part)
-    console.print(pack_phrases(KEY, console.width))
-    for line in notes(history, shorten=True):
-        console.print(Text(printable(line)))
-    _print_steps(history, console)
-
-
-# --- Markdown --------------------------------------------------------------------------------------
-
-
-def render_history_markdown(history: History) -> str:
-    """The history as Markdown: the files, the table with its key, the notes and every step."""
-    runs = [
-        [
-            md(run_heading(run)),
-            md(run.label),
-            md(suite_text(run)),
-            md(recorded_date(run)),
-            str(run.models),
-        ]
-        for run in history.runs
-    ]
-    header = ["Model", *(md(run_heading(run)) for run in history.runs)]
-    rows = []
-    for model in history.models:
-        points = _points(model)
-        rows.append([md(model.model), *(md(cell(points.get(run.run))) for run in history.runs)])
-    parts = [
-        f"### {md(title(history))}",
-        table(["Run", "File", "Suite", "Newest recording", "Models"], runs, left=(0, 1, 2, 3)),
-        table(header, rows, left=(0,)),
-        md(KEY),
-        *(md(line) for line in notes(history)),
-    ]
-    steps = [
-        [
-            md(row.model),
-            md(f"#{row.step.since} → #{row.after.run}"),
-            md(delta_text(row)),
-            md(verdict_text(row.step)),
-            md(test_text(row.step)),
-            md(provenance_text(row.step)),
-        ]
-        for row in step_rows(history)
-    ]
-    if steps:
-        parts.append(
-            table(["Model", "Step", "Overall", "Verdict", "Test", "Recordings"], steps, left=(0, 1, 3, 4, 5))
-        )
-    return "\n\n".join(parts) + "\n"
-
-
-# --- JSON ------------------------------------------------------------------------------------------
-
-
-def encode_history(history: History) -> bytes:
-    """The history as indented JSON (`lobrec history --json`): the `History` Struct, key order kept."""
-    return msgspec.json.format(msgspec.json.encode(history), indent=2) + b"\n"
-
-
-# --- HTML ------------------------------------------------------------------------------------------
+# --- the HTML page's table and chart --------------------------------------------------------------
 
 
 class HtmlCell(NamedTuple):
@@ -355,7 +201,7 @@ def html_rows(history: History) -> list[HtmlRow]:
     lines = step_lines(history)
     rows = []
     for index, model in enumerate(history.models):
-        points = _points(model)
+        points = points_by_run(model)
         cells = []
         for run in history.runs:
             point = points.get(run.run)
@@ -373,30 +219,3 @@ def html_rows(history: History) -> list[HtmlRow]:
 def chart(history: History) -> history_chart.Chart:
     """The page's line chart (`history_chart.chart`), each point's hover its step in one line."""
     return history_chart.chart(history, step_lines(history))
-
-
-def render_history_html(history: History) -> str:
-    """The history as one self-contained page in the report's style: the files, a line per model
-    across them (inline SVG), the table with its marks, and every step with its test."""
-    from lobrec.reports.html_page import render_template, static
-
-    steps = [
-        (row.model, f"#{row.step.since} → #{row.after.run}", delta_text(row), row.step, test_text(row.step))
-        for row in step_rows(history)
-    ]
-    return render_template(
-        "history.html.j2",
-        heading=title(history),
-        history=history,
-        run_heading=run_heading,
-        suite_text=suite_text,
-        recorded_date=recorded_date,
-        rows=html_rows(history),
-        chart=chart(history),
-        key=KEY,
-        notes=notes(history),
-        steps=steps,
-        verdict_text=verdict_text,
-        provenance_text=provenance_text,
-        extra_css=static("history.css"),
-    )
