@@ -28,24 +28,8 @@ from lobrec.core.metrics.history import History
 from lobrec.core.metrics.results import RunResult
 from lobrec.core.suite.format import Suite
 from lobrec.core.words import counted
-from lobrec.reports import html_cells, html_data, html_insight, html_plot
+from lobrec.reports import diffview, historyview, html_cells, html_data, html_insight, html_plot
 from lobrec.reports._format import DASH
-from lobrec.reports.diffview import case_tables, kind_rows, kinds_note, metric_rows, summary_lines
-from lobrec.reports.historyview import KEY as HISTORY_KEY
-from lobrec.reports.historyview import (
-    chart,
-    delta_text,
-    html_rows,
-    notes,
-    provenance_text,
-    recorded_date,
-    run_heading,
-    step_rows,
-    suite_text,
-    test_text,
-    title,
-    verdict_text,
-)
 from lobrec.reports.html_cells import call_flag, check_text
 from lobrec.reports.html_data import DEFAULT_SORT, sort_key
 from lobrec.reports.html_page import CSP, json_for_script, render_template, static
@@ -102,11 +86,11 @@ def render_diff_html(cmp: Comparison) -> str:
     return render_template(
         "diff.html.j2",
         cmp=cmp,
-        metrics=metric_rows(cmp),
-        summary=summary_lines(cmp),
-        tables=case_tables(cmp),
-        kinds=kind_rows(cmp),
-        kinds_note=kinds_note(cmp),
+        metrics=diffview.metric_rows(cmp),
+        summary=diffview.summary_lines(cmp),
+        tables=diffview.case_tables(cmp),
+        kinds=diffview.kind_rows(cmp),
+        kinds_note=diffview.kinds_note(cmp),
         counted=counted,
     )
 
@@ -118,22 +102,28 @@ def render_history_html(history: History) -> str:
     """The history as one self-contained page in the report's style: the files, a line per model
     across them (inline SVG), the table with its marks, and every step with its test."""
     steps = [
-        (row.model, f"#{row.step.since} → #{row.after.run}", delta_text(row), row.step, test_text(row.step))
-        for row in step_rows(history)
+        (
+            row.model,
+            f"#{row.step.since} → #{row.after.run}",
+            historyview.delta_text(row),
+            row.step,
+            historyview.test_text(row.step),
+        )
+        for row in historyview.step_rows(history)
     ]
     return render_template(
         "history.html.j2",
-        heading=title(history),
+        heading=historyview.title(history),
         history=history,
-        run_heading=run_heading,
-        suite_text=suite_text,
-        recorded_date=recorded_date,
-        rows=html_rows(history),
-        chart=chart(history),
-        key=HISTORY_KEY,
-        notes=notes(history),
+        run_heading=historyview.run_heading,
+        suite_text=historyview.suite_text,
+        recorded_date=historyview.recorded_date,
+        rows=historyview.html_rows(history),
+        chart=historyview.chart(history),
+        key=historyview.KEY,
+        notes=historyview.notes(history),
         steps=steps,
-        verdict_text=verdict_text,
-        provenance_text=provenance_text,
+        verdict_text=historyview.verdict_text,
+        provenance_text=historyview.provenance_text,
         extra_css=static("history.css"),
     )

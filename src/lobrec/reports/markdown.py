@@ -14,23 +14,8 @@ from lobrec.core.metrics.compare import RATE_METRICS, Comparison
 from lobrec.core.metrics.history import History
 from lobrec.core.metrics.results import Rate, RunResult
 from lobrec.core.words import counted
+from lobrec.reports import diffview, historyview
 from lobrec.reports._format import DASH, GLOSSARY, cost, fixed, rate_counts
-from lobrec.reports.diffview import flip_lists, kind_rows, kinds_note, left_out, metric_rows, summary_lines
-from lobrec.reports.historyview import KEY as HISTORY_KEY
-from lobrec.reports.historyview import (
-    cell,
-    delta_text,
-    notes,
-    points_by_run,
-    provenance_text,
-    recorded_date,
-    run_heading,
-    step_rows,
-    suite_text,
-    test_text,
-    title,
-    verdict_text,
-)
 from lobrec.reports.markdown_syntax import md, table
 from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.view import ModelView, ReportView, Rerecord, report_view
@@ -235,7 +220,9 @@ def _insight_sections(view: ReportView) -> list[str]:
 
 
 def _markdown_metrics(cmp: Comparison) -> str:
-    rows = [[md(row.label), md(row.a), md(row.b), md(row.delta), row.verdict] for row in metric_rows(cmp)]
+    rows = [
+        [md(row.label), md(row.a), md(row.b), md(row.delta), row.verdict] for row in diffview.metric_rows(cmp)
+    ]
     header = ["Metric", f"A: {md(cmp.model_a)}", f"B: {md(cmp.model_b)}", "B − A", ""]
     return table(header, rows, left=(0, 4))
 
@@ -244,12 +231,12 @@ def _markdown_lists(cmp: Comparison) -> list[str]:
     """The flipped and the left-out cases, every one of them."""
     lists = [
         f"- **{label}** ({len(ids)}): {', '.join(md(case) for case in ids)}"
-        for label, ids in flip_lists(cmp)
+        for label, ids in diffview.flip_lists(cmp)
         if ids
     ]
     lists.extend(
         f"- Left out, {md(label)} ({len(ids)}): {', '.join(md(case) for case in ids)}"
-        for label, ids in left_out(cmp)
+        for label, ids in diffview.left_out(cmp)
     )
     return ["\n".join(lists)] if lists else []
 
@@ -260,12 +247,14 @@ def render_diff_markdown(cmp: Comparison) -> str:
     parts = [
         f"### Comparing {md(cmp.model_a)} (A) with {md(cmp.model_b)} (B)",
         _markdown_metrics(cmp),
-        *(md(line) for line in summary_lines(cmp)),
+        *(md(line) for line in diffview.summary_lines(cmp)),
     ]
     if cmp.kinds:
         header = ["Failure kind", "A", "B", "B − A", ""]
-        parts.append(table(header, [[md(cell) for cell in row] for row in kind_rows(cmp)], left=(0, 4)))
-    parts.append(md(kinds_note(cmp)))
+        parts.append(
+            table(header, [[md(cell) for cell in row] for row in diffview.kind_rows(cmp)], left=(0, 4))
+        )
+    parts.append(md(diffview.kinds_note(cmp)))
     parts.extend(_markdown_lists(cmp))
     return "\n\n".join(parts) + "\n"
 
@@ -277,36 +266,36 @@ def render_history_markdown(history: History) -> str:
     """The history as Markdown: the files, the table with its key, the notes and every step."""
     runs = [
         [
-            md(run_heading(run)),
+            md(historyview.run_heading(run)),
             md(run.label),
-            md(suite_text(run)),
-            md(recorded_date(run)),
+            md(historyview.suite_text(run)),
+            md(historyview.recorded_date(run)),
             str(run.models),
         ]
         for run in history.runs
     ]
-    header = ["Model", *(md(run_heading(run)) for run in history.runs)]
+    header = ["Model", *(md(historyview.run_heading(run)) for run in history.runs)]
     rows = []
     for model in history.models:
-        points = points_by_run(model)
-        rows.append([md(model.model), *(md(cell(points.get(run.run))) for run in history.runs)])
+        points = historyview.points_by_run(model)
+        rows.append([md(model.model), *(md(historyview.cell(points.get(run.run))) for run in history.runs)])
     parts = [
-        f"### {md(title(history))}",
+        f"### {md(historyview.title(history))}",
         table(["Run", "File", "Suite", "Newest recording", "Models"], runs, left=(0, 1, 2, 3)),
         table(header, rows, left=(0,)),
-        md(HISTORY_KEY),
-        *(md(line) for line in notes(history)),
+        md(historyview.KEY),
+        *(md(line) for line in historyview.notes(history)),
     ]
     steps = [
         [
             md(row.model),
             md(f"#{row.step.since} → #{row.after.run}"),
-            md(delta_text(row)),
-            md(verdict_text(row.step)),
-            md(test_text(row.step)),
-            md(provenance_text(row.step)),
+            md(historyview.delta_text(row)),
+            md(historyview.verdict_text(row.step)),
+            md(historyview.test_text(row.step)),
+            md(historyview.provenance_text(row.step)),
         ]
-        for row in step_rows(history)
+        for row in historyview.step_rows(history)
     ]
     if steps:
         parts.append(

@@ -21,23 +21,8 @@ from lobrec.core.metrics.compare import Comparison
 from lobrec.core.metrics.history import History, HistoryRun
 from lobrec.core.metrics.results import RunResult
 from lobrec.core.words import counted
+from lobrec.reports import diffview, historyview
 from lobrec.reports._text import printable
-from lobrec.reports.diffview import flip_lists, kind_rows, kinds_note, left_out, metric_rows, summary_lines
-from lobrec.reports.historyview import (
-    KEY as HISTORY_KEY,
-)
-from lobrec.reports.historyview import (
-    cell,
-    notes,
-    points_by_run,
-    recorded_date,
-    run_heading,
-    run_line,
-    step_line,
-    step_rows,
-    suite_text,
-    title,
-)
 from lobrec.reports.suite_changes import SuiteChangesView
 from lobrec.reports.terminal_layout import fitting_parts, measured_width, natural_width, pack_phrases
 from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
@@ -396,7 +381,7 @@ def kinds_table(cmp: Comparison) -> Table:
     for name in ("A", "B", "B − A"):
         result.add_column(name, justify="right", no_wrap=True)
     result.add_column("", no_wrap=True)
-    for kind, a, b, delta, verdict in kind_rows(cmp):
+    for kind, a, b, delta, verdict in diffview.kind_rows(cmp):
         style = {"fewer": "green", "more": "red"}.get(verdict, "")
         result.add_row(Text(kind), Text(a), Text(b), Text(delta, style=style), Text(verdict, style=style))
     return result
@@ -416,7 +401,7 @@ def diff_table(cmp: Comparison) -> Table:
     result.add_column("B", justify="right", no_wrap=True)
     result.add_column("B − A", justify="right", no_wrap=True)
     result.add_column("", no_wrap=True)
-    for row in metric_rows(cmp):
+    for row in diffview.metric_rows(cmp):
         style = {"better": "green", "worse": "red"}.get(row.verdict, "")
         result.add_row(
             Text(row.label),
@@ -432,15 +417,15 @@ def render_diff(cmp: Comparison, console: Console, *, every: bool = False) -> No
     """Print the comparison: the metric table, the test, the flipped and the left-out cases (the
     first 20 of each list, or all of them with `every`, `lobrec diff --all`)."""
     console.print(diff_table(cmp))
-    for line in summary_lines(cmp):
+    for line in diffview.summary_lines(cmp):
         console.print(Text(printable(line), style="bold yellow" if line.startswith("Warning") else ""))
     if cmp.kinds:
         console.print(kinds_table(cmp))
-    console.print(Text(kinds_note(cmp)))
-    for label, ids in flip_lists(cmp):
+    console.print(Text(diffview.kinds_note(cmp)))
+    for label, ids in diffview.flip_lists(cmp):
         if ids:
             console.print(Text(f"{label} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}"))
-    for label, ids in left_out(cmp):
+    for label, ids in diffview.left_out(cmp):
         console.print(
             Text(f"Left out, {printable(label)} ({len(ids)}): {', '.join(map(printable, _ids(ids, every)))}")
         )
@@ -456,10 +441,10 @@ def runs_table(history: History) -> Table:
         result.add_column(name, no_wrap=name != "File", justify="right" if name == "Models" else "left")
     for run in history.runs:
         result.add_row(
-            Text(run_heading(run)),
+            Text(historyview.run_heading(run)),
             Text(printable(run.label)),
-            Text(printable(suite_text(run))),
-            Text(printable(recorded_date(run))),
+            Text(printable(historyview.suite_text(run))),
+            Text(printable(historyview.recorded_date(run))),
             Text(str(run.models)),
         )
     return result
@@ -472,15 +457,15 @@ def history_table(history: History, runs: list[HistoryRun] | None = None) -> Tab
     result = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
     result.add_column("Model", overflow="fold")  # only a name wider than the terminal folds; no rate is cut
     for run in shown:
-        result.add_column(run_heading(run), justify="right", no_wrap=True)
+        result.add_column(historyview.run_heading(run), justify="right", no_wrap=True)
     for model in history.models:
-        points = points_by_run(model)
+        points = historyview.points_by_run(model)
         cells = []
         for run in shown:
             point = points.get(run.run)
             step = point.step if point is not None else None
             style = {"better": "green", "worse": "red"}.get(step.verdict if step else "", "")
-            cells.append(Text(cell(point), style=style))
+            cells.append(Text(historyview.cell(point), style=style))
         result.add_row(Text(printable(model.model)), *cells)
     return result
 
@@ -500,29 +485,29 @@ def _print_files(history: History, console: Console) -> None:
         console.print(files)
         return
     for run in history.runs:
-        console.print(Text(printable(run_line(run))))
+        console.print(Text(printable(historyview.run_line(run))))
 
 
 def _print_steps(history: History, console: Console) -> None:
     """How many steps were tested and found real, then each step flagged or not comparable."""
-    rows = step_rows(history)
+    rows = historyview.step_rows(history)
     shown = [row for row in rows if row.step.verdict != "none" or not row.step.comparable]
     real = sum(1 for row in rows if row.step.verdict != "none")
     ending = ":" if shown else "."
     console.print(Text(f"{counted(len(rows), 'step')} tested: {real} found real by the paired test{ending}"))
     for row in shown:
         style = {"better": "green", "worse": "red"}.get(row.step.verdict, "yellow")
-        console.print(Text(printable(step_line(row)), style=style))
+        console.print(Text(printable(historyview.step_line(row)), style=style))
 
 
 def render_history(history: History, console: Console) -> None:
     """Print the files, the table, its key, the notes, and the steps that were flagged or could
     not be compared (every step is in the Markdown, HTML and JSON)."""
-    console.print(Text(printable(title(history)), style="bold"))
+    console.print(Text(printable(historyview.title(history)), style="bold"))
     _print_files(history, console)
     for part in history_tables(history, console.width):
         console.print(part)
-    console.print(pack_phrases(HISTORY_KEY, console.width))
-    for line in notes(history, shorten=True):
+    console.print(pack_phrases(historyview.KEY, console.width))
+    for line in historyview.notes(history, shorten=True):
         console.print(Text(printable(line)))
     _print_steps(history, console)
