@@ -49,11 +49,12 @@ class MetricRow(NamedTuple):
 
 def metric_rows(cmp: Comparison) -> list[MetricRow]:
     """Each metric: its label, both values, the change and whether that is better or worse for B."""
-    rows = []
-    for item in cmp.deltas:
-        texts, verdict = shown(item)
-        rows.append(MetricRow(metric_label(item), texts.a, texts.b, texts.delta, verdict))
-    return rows
+    return [_metric_row(item) for item in cmp.deltas]
+
+
+def _metric_row(item: MetricDelta) -> MetricRow:
+    texts, verdict = shown(item)
+    return MetricRow(metric_label(item), texts.a, texts.b, texts.delta, verdict)
 
 
 def _left_out_label(item: Unpaired) -> str:
