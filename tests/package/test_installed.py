@@ -43,6 +43,18 @@ def test_installed_tool_rescores_and_records_from_an_empty_folder(
         "Usage: lobrec [OPTIONS] COMMAND"
     )
     run([lobrec, "suite", "check"], work, env)  # the bundled suite, found from anywhere
+    # the build-time pattern translations ship beside the suite and are today's translator's
+    used = run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            "from lobrec.suite_file import suite_dir; from lobrec.translations import remember_bundled; "
+            "print(suite_dir(), remember_bundled(suite_dir()))",
+        ],
+        work,
+        env,
+    ).stdout
+    assert "site-packages/lobrec/_suite True" in used, used
 
     # The committed cassettes, copied to the same relative path: the same results file, byte for byte.
     shutil.copytree(FIXTURES, work / "fixtures" / "cassettes")
