@@ -302,7 +302,7 @@ def _refusal(value: Any, check: Callable[[Any], object], errors: type[Exception]
     try:
         check(value)
     except errors as exc:
-        return str(exc).removeprefix("--max-errored ")
+        return str(exc)
     return None
 
 
@@ -315,7 +315,7 @@ def _value_problems(found: FileSettings) -> list[tuple[str, str]]:
     checks: list[tuple[str, Any, Callable[[Any], object], type[Exception]]] = [
         ("base-url", found.base_url, check_url, ConfigError),
         ("retry-delays", found.retry_delays, parse_delays, ValueError),
-        ("max-errored", found.max_errored, lambda value: parse_allowance(str(value)), ValueError),
+        ("max-errored", found.max_errored, lambda value: parse_allowance(str(value), ""), ValueError),
         (
             "fail-under",
             found.fail_under,

@@ -51,16 +51,17 @@ NO_ERRORS = Allowance(count=0)
 _ALLOWANCE = re.compile(r"(\d+)|(\d+(?:\.\d+)?)%")
 
 
-def parse_allowance(text: str) -> Allowance:
-    """`3` (cases) or `5%` (of a model's cases, every run together, 0 to 100); ValueError else."""
+def parse_allowance(text: str, flag: str = "--max-errored") -> Allowance:
+    """`3` (cases) or `5%` (of a model's cases, every run together, 0 to 100); ValueError naming
+    `flag` else (none for a configuration file's value, whose key the caller names)."""
     found = _ALLOWANCE.fullmatch(text.strip())
     if found is None:
-        raise ValueError(f"--max-errored {text!r}: expected a count of cases (3) or a percentage (5%)")
+        raise ValueError(f"{flag} {text!r}: expected a count of cases (3) or a percentage (5%)".lstrip())
     if found.group(1) is not None:
         return Allowance(count=int(found.group(1)))
     share = Fraction(found.group(2))
     if share > 100:
-        raise ValueError(f"--max-errored {text!r}: a percentage is at most 100%")
+        raise ValueError(f"{flag} {text!r}: a percentage is at most 100%".lstrip())
     return Allowance(percent=share)
 
 
