@@ -11,7 +11,13 @@ import pytest
 
 from lobrec.core.suite import ecma, jsonschema
 from lobrec.suite_file import load_suite
-from lobrec.translations import FILE_NAME, encode_translations, read_translations, translator_fingerprint
+from lobrec.translations import (
+    FILE_NAME,
+    encode_translations,
+    read_translations,
+    remember_bundled,
+    translator_fingerprint,
+)
 from tests.support.scriptfiles import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,8 +28,10 @@ KEPT = ROOT / "suite" / FILE_NAME
 def _fresh_translations() -> Iterator[None]:
     """Each test starts, and leaves the worker, without translations remembered by another."""
     ecma.forget_translations()
+    remember_bundled.cache_clear()
     yield
     ecma.forget_translations()
+    remember_bundled.cache_clear()
 
 
 def test_the_kept_file_is_what_todays_translator_makes_of_every_shipped_suite() -> None:
@@ -42,6 +50,15 @@ def test_every_pattern_a_run_compiles_is_kept() -> None:
         load_suite(path)
     assert set(ecma.translations()) <= set(kept)
     assert any(not ignore_case for _, ignore_case in kept)  # schema patterns as well as checks'
+
+
+def test_loading_a_suite_hands_compile_ecma_every_kept_translation() -> None:
+    """What makes a run fast: `load_suite` gives the kept translations to `compile_ecma` (those of
+    the kept suite versions too, which loading this suite alone would never translate)."""
+    kept = read_translations(KEPT)
+    assert kept is not None
+    load_suite(ROOT / "suite" / "suite.json")
+    assert set(ecma.translations()) == set(kept)
 
 
 def test_a_kept_translation_compiles_to_the_pattern_a_fresh_one_does() -> None:

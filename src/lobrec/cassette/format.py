@@ -87,7 +87,11 @@ T = TypeVar("T")
 
 def encode_pretty(value: Any) -> bytes:
     """A cassette or manifest as it is written: indented JSON, one trailing newline."""
-    return msgspec.json.format(_encoder.encode(value), indent=2) + b"\n"
+    return _pretty(_encoder.encode(value))
+
+
+def _pretty(compact: bytes) -> bytes:
+    return msgspec.json.format(compact, indent=2) + b"\n"
 
 
 def encoded(value: Any) -> bytes:
@@ -114,7 +118,7 @@ def _as_written(value: msgspec.Struct, data: bytes) -> bool:
     reading, which would take longer than decoding it (0.3 s of a 100-model rescore)."""
     compact = _encoder.encode(value)
     if data.startswith(b"{\n"):
-        return msgspec.json.format(compact, indent=2) + b"\n" == data
+        return _pretty(compact) == data
     return compact == data
 
 

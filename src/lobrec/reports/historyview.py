@@ -47,7 +47,7 @@ def step_rows(history: History) -> list[StepRow]:
     """Every step, by the file it ends at, then in the history's model order."""
     rows = []
     for model in history.models:
-        by_run = {point.run: point for point in model.points}
+        by_run = points_by_run(model)
         for point in model.points:
             if point.step is not None:
                 rows.append(StepRow(model.model, by_run[point.step.since], point, point.step))
@@ -156,6 +156,7 @@ def notes(history: History, *, shorten: bool = False) -> list[str]:
 
 
 def points_by_run(model: ModelHistory) -> dict[int, Point]:
+    """A model's points by the file (run number) each is in."""
     return {point.run: point for point in model.points}
 
 
