@@ -191,6 +191,8 @@ class RunProgress(RunListener):
         self.console.print(f"lobrec: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
 
     def _refresh(self) -> None:
+        if self.plain:  # no bar to draw: the plain lines read the counts themselves
+            return
         why = f"last errored: {self.last_errored}" if self.last_errored else ""
         self.bar.update(
             self.task,

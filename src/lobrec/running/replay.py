@@ -295,27 +295,31 @@ async def _replay_here(suite: Suite, models: list[ReplayModel], progress: Progre
 # --- several processes -----------------------------------------------------------------------------
 
 _worker_suite: Suite | None = None
+_worker_models: list[ReplayModel] = []
 _worker_fingerprints: dict[str, str] = {}
 _model_result = msgspec.msgpack.Decoder(ModelResult)
 
 
-def _start_worker(suite: Suite) -> None:
-    """A worker keeps the suite and the case fingerprints for every directory it replays; Ctrl-C
-    is the parent's to handle (it cancels what is left)."""
-    global _worker_suite
+def _start_worker(suite: Suite, models: list[ReplayModel]) -> None:
+    """A worker keeps the suite, the run folders and the case fingerprints for every folder it
+    replays (forked, it inherits them without a copy), so a task is the folder's index; Ctrl-C is
+    the parent's to handle (it cancels what is left)."""
+    global _worker_suite, _worker_models
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_suite = suite
+    _worker_models = models
     _worker_fingerprints.clear()
 
 
-def _replay_in_worker(replay: ReplayModel) -> tuple[list[str], bytes]:
-    """One run folder in a worker: its unreadable cases and that run's entry in the results, metrics
-    included (msgpack: Structs go across faster that way than pickled)."""
+def _replay_in_worker(index: int) -> tuple[int, list[str], bytes]:
+    """Run folder `index` in a worker: the index, its unreadable cases and that run's entry in the
+    results, metrics included (msgpack: Structs go across faster that way than pickled)."""
     suite = _worker_suite
     assert suite is not None
+    replay = _worker_models[index]
     replay.fingerprints = _worker_fingerprints
     (cases,) = by_model(suite, [replay], [_replay_model(suite, replay, Progress())]).values()
-    return replay.unreadable, msgspec.msgpack.encode(entry(suite, replay.model, cases))
+    return index, replay.unreadable, msgspec.msgpack.encode(entry(suite, replay.model, cases))
 
 
 def _process_context() -> multiprocessing.context.BaseContext:
@@ -337,24 +341,20 @@ async def _replay_in_processes(
         max_workers=min(jobs, len(models)),
         mp_context=_process_context(),
         initializer=_start_worker,
-        initargs=(suite,),
+        initargs=(suite, models),
     )
     try:
-        pending = {
-            loop.run_in_executor(pool, _replay_in_worker, replay): index
-            for index, replay in enumerate(models)
-        }
-        while pending:
-            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            for future in done:
-                index = pending.pop(future)
-                unreadable, encoded = future.result()
-                replay = models[index]
-                replay.unreadable.extend(unreadable)
-                judged = entries[index] = _model_result.decode(encoded)
-                for case in judged.cases:
-                    progress.started(replay.model, case.id)
-                    progress.finished(replay.model, case)
+        # as_completed waits on each folder once (asyncio.wait in a loop re-armed every pending
+        # one at each turn: quadratic in folders)
+        pending = [loop.run_in_executor(pool, _replay_in_worker, index) for index in range(len(models))]
+        for next_done in asyncio.as_completed(pending):
+            index, unreadable, encoded = await next_done
+            replay = models[index]
+            replay.unreadable.extend(unreadable)
+            judged = entries[index] = _model_result.decode(encoded)
+            for case in judged.cases:
+                progress.started(replay.model, case.id)
+                progress.finished(replay.model, case)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     finished = [judged for judged in entries if judged is not None]
