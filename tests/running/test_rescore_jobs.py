@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 
-from lobrec.core.metrics.results import encode_results
+from lobrec.core.metrics.results import CaseResult, encode_results
 from lobrec.running.replay import rescore
+from lobrec.running.runner import Progress
 from lobrec.suite_file import load_suite
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,3 +76,24 @@ def test_repeated_models_give_the_same_file_with_any_number_of_jobs(tmp_path: Pa
     assert models["fixture/oracle"]["repeats"]["runs"] == 5
     assert models["fixture/sloppy"]["repeats"]["runs"] == 2
     assert "repeats" not in models["fixture/eager"]
+
+
+class _FreezeWatch(Progress):
+    """Notes how many objects the collector had set aside each time a case was reported."""
+
+    def __init__(self) -> None:
+        self.frozen: list[int] = []
+
+    def finished(self, model: str, result: CaseResult) -> None:
+        self.frozen.append(gc.get_freeze_count())
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_judged_results_are_kept_from_the_collector_during_the_run_and_given_back_after(jobs: int) -> None:
+    """A rescore keeps every model's cases alive to the end, so it sets them aside from the collector's
+    full collections (`gc.freeze`) while it runs, and gives them back when it returns."""
+    assert gc.get_freeze_count() == 0
+    watch = _FreezeWatch()
+    asyncio.run(rescore(SUITE, ROOT / "fixtures" / "cassettes", watch, jobs=jobs))
+    assert watch.frozen and min(watch.frozen) > 0
+    assert gc.get_freeze_count() == 0

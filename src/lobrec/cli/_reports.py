@@ -289,10 +289,10 @@ def job_summary(run: RunResult, suite: Suite, outputs: Outputs) -> Callable[[lis
     run passed), it adds the summary, verdict first, to its file; nothing without `--summary`."""
 
     def write(failed: list[str]) -> None:
-        from lobrec.reports.summary import to_summary
-
         target = outputs.targets.get("summary")
         if target:
+            from lobrec.reports.summary import to_summary  # only then: it loads jinja2 (20 ms)
+
             append_report(target, to_summary(run, suite, failed))
 
     return write
