@@ -136,14 +136,24 @@ def manifest_problems(
     return problems
 
 
+def file_present(path: Path) -> bool:
+    """The folder holds a file of that name (a dangling link counts: it is a cassette that cannot be read)."""
+    return path.exists() or path.is_symlink()
+
+
 def recording_problem(
-    manifest: Manifest | None, directory: Path, case_id: str, fingerprint: Callable[[], str]
+    manifest: Manifest | None,
+    directory: Path,
+    case_id: str,
+    fingerprint: Callable[[], str],
+    present: Callable[[Path], bool] = file_present,
 ) -> tuple[Literal["unrecorded", "stale"], str] | None:
     """Why the cassette of `case_id` in `directory` is not a current recording, or None: there is
-    none, the manifest does not list it, or it was recorded from other content (`fingerprint()`,
-    asked only then, is the case's `case_fingerprint` now)."""
+    none (`present`, `file_present` unless the caller knows the folder's names), the manifest does
+    not list it, or it was recorded from other content (`fingerprint()`, asked only then, is the
+    case's `case_fingerprint` now)."""
     path = directory / case_file_name(case_id)
-    if not path.exists() and not path.is_symlink():
+    if not present(path):
         return "unrecorded", "no cassette"
     entry = manifest.cases.get(case_id) if manifest else None
     if entry is None:

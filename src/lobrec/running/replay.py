@@ -42,6 +42,7 @@ from lobrec.cassette.layout import case_file_name, model_directories, model_from
 from lobrec.cassette.locks import refuse_while_recording
 from lobrec.cassette.manifest import (
     case_fingerprint,
+    file_present,
     load_manifest,
     manifest_problems,
     newer_suite_problem,
@@ -79,6 +80,8 @@ class ReplayModel:
     """The suite version the folder was recorded on, when it is of another major version than the
     judging suite: its cases are errored with `problem`, and are not unreadable (the recording is
     whole; the suite of its own version judges it)."""
+    listed: frozenset[str] | None = None
+    """The folder's file names, read once when the first case asks (`present`)."""
 
     def replay_case(self, suite: Suite, case: Case) -> CaseResult:
         refused = self._refusal(suite, case)
@@ -108,7 +111,18 @@ class ReplayModel:
                 self.fingerprints[case.id] = case_fingerprint(suite, case)
             return self.fingerprints[case.id]
 
-        return recording_problem(self.manifest, self.directory, case.id, fingerprint)
+        return recording_problem(self.manifest, self.directory, case.id, fingerprint, self.present)
+
+    def present(self, path: Path) -> bool:
+        """`file_present`, read from one listing of the folder (a stat per case cost a tenth of
+        replaying it); a name the listing lacks is asked of the file system, so the answer is
+        `file_present`'s even on a file system that ignores case."""
+        if self.listed is None:
+            try:
+                self.listed = frozenset(os.listdir(self.directory))
+            except OSError:
+                self.listed = frozenset()
+        return path.name in self.listed or file_present(path)
 
 
 def open_run_directories(model_dir: Path, suite: Suite) -> list[ReplayModel]:

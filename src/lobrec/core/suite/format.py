@@ -7,6 +7,7 @@ file from disk is the shell's job (`lobrec.suite_file`).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Literal
 
@@ -42,11 +43,13 @@ CASE_ID_RULE = (
 _CASE_ID_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
 
+@functools.lru_cache(maxsize=4096)
 def case_id_problem(case_id: str) -> str | None:
     """Why `case_id` cannot be a case id (it could not name its cassette file), or None.
 
     The one rule for ids: `lobrec suite check`, `record`, `rescore` and the cassette layer all ask
-    here, so an id the check accepts is one recording can write.
+    here, so an id the check accepts is one recording can write. Remembered per id: a rescore asks
+    about the same 80 ids for every model.
     """
     if not case_id:
         return "it is empty"
