@@ -132,3 +132,31 @@ def test_plain_replies_take_the_fast_reading() -> None:
     assert fast_loads('{"a:": 1, "a:": 1}') is UNPROVEN
     assert fast_loads('{"a\\u003a": 1}') is UNPROVEN
     assert isinstance(careful("1" * 4400), Decimal) and fast_loads("1" * 4400) is UNPROVEN
+
+
+CONTENT = st.text(st.characters(codec="utf-8") | st.sampled_from('\ud800\udc00\ud83d\ude00:"\\'), max_size=12)
+
+
+@given(content=CONTENT, name=CONTENT, arguments=VALUES)
+def test_a_completion_reads_the_same_whether_or_not_the_fast_reading_answers(
+    content: str, name: str, arguments: Any
+) -> None:
+    """`parse_completion` skips the lone-surrogate cleaning after a fast read (msgspec refuses a lone
+    surrogate, so none can be in it): the reply must be what the careful reading, which cleans,
+    gives."""
+    message = {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {"id": name, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        ],
+    }
+    body = json.dumps({"model": name, "choices": [{"message": message}]}).encode("utf-8")
+    fast = wire.parse_completion(body)
+    original = wire.fast_loads
+    try:
+        wire.fast_loads = lambda text: UNPROVEN  # type: ignore[assignment]
+        slow = wire.parse_completion(body)
+    finally:
+        wire.fast_loads = original
+    assert fast == slow

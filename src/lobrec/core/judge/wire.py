@@ -159,6 +159,19 @@ def _loads(
     data = fast_loads(text)  # text with no repeated key, no surrogate, nothing out of range
     if data is not UNPROVEN:
         return data
+    return _careful_loads(
+        text, unique_keys=unique_keys, mark_duplicates=mark_duplicates, keep_surrogates=keep_surrogates
+    )
+
+
+def _careful_loads(
+    text: str | bytes,
+    *,
+    unique_keys: bool = False,
+    mark_duplicates: bool = False,
+    keep_surrogates: bool = False,
+) -> Any:
+    """`_loads` where `fast_loads` cannot prove its reading: Python's parser, with the hooks."""
     hook = unique_object if unique_keys else _marking_duplicates if mark_duplicates else None
     data = json.loads(text, parse_constant=_reject_constant, parse_int=parse_int, object_pairs_hook=hook)
     if not keep_surrogates and _has_surrogates(text):
@@ -283,12 +296,14 @@ def is_success(status: int) -> bool:
 def parse_completion(body: bytes, status: int = 200) -> Reply:
     """Read a 2xx body as a chat completion; raise NotACompletion when it is not one (a 204's empty
     body included: the gateway's fault, not the model's)."""
-    try:
-        received = _loads(body, mark_duplicates=True, keep_surrogates=True)
-    except (ValueError, RecursionError):
-        raise NotACompletion(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
-    # What is judged and written to the results has no lone surrogate; the echo keeps them.
-    data = _without_surrogates(received) if _has_surrogates(body) else received
+    received = data = fast_loads(body)  # msgspec refuses a lone surrogate: this reading holds none
+    if received is UNPROVEN:
+        try:
+            received = _careful_loads(body, mark_duplicates=True, keep_surrogates=True)
+        except (ValueError, RecursionError):
+            raise NotACompletion(f"the gateway's {status} body is not JSON ({len(body)} bytes)") from None
+        # What is judged and written to the results has no lone surrogate; the echo keeps them.
+        data = _without_surrogates(received) if _has_surrogates(body) else received
     choice = _first_choice(data, status)
     message = choice.get("message")
     model = data.get("model") if isinstance(data.get("model"), str) else None
