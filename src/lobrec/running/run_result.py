@@ -20,6 +20,7 @@ from lobrec.core.metrics.rates import model_result
 from lobrec.core.metrics.repeats import combine_runs
 from lobrec.core.metrics.results import CaseResult, ModelResult, Recording, RunResult, SuiteRef
 from lobrec.core.metrics.routing import ROUTER, routing
+from lobrec.core.metrics.runs import runs_of
 from lobrec.core.metrics.tiers import rank_run
 from lobrec.core.suite.format import Suite
 from lobrec.running.runner import temperature_ignored
@@ -121,7 +122,8 @@ def with_provenance(run: RunResult, suite: Suite, folders: Sequence[RunFolder]) 
         run,
         lobrec_version=__version__,
         suite=msgspec.structs.replace(run.suite, sha256=suite_fingerprint(suite)),
-        models=[
-            msgspec.structs.replace(model, recorded=recorded.get(model.model, [])) for model in run.models
+        models=[  # the manifests read change none of the model's runs: their view is kept
+            runs_of.carry(model, msgspec.structs.replace(model, recorded=recorded.get(model.model, [])))
+            for model in run.models
         ],
     )

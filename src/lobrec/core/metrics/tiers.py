@@ -422,5 +422,8 @@ def with_resolution(comparison: Comparison, a: ModelResult, b: ModelResult) -> C
 def rank_run(run: RunResult) -> RunResult:
     """The run with each model's `tier` and the run's `resolution` filled in."""
     found = tiers(run.models)
-    models = [msgspec.structs.replace(model, tier=found.get(model.model)) for model in run.models]
+    models = [  # a tier changes none of the model's runs: the view built for the tiers is kept
+        runs_of.carry(model, msgspec.structs.replace(model, tier=found.get(model.model)))
+        for model in run.models
+    ]
     return msgspec.structs.replace(run, models=models, resolution=run_resolution(run.models))
