@@ -10,12 +10,10 @@ rule for outside text) first, so a control character is shown, never obeyed.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from typing import NamedTuple
 
 from lobrec.core.metrics.results import Rate, RunResult
-from lobrec.core.suite.format import GROUPS
 from lobrec.reports._text import printable
 
 DASH = "—"
@@ -186,9 +184,3 @@ _GROUP_LABELS = {
 
 def group_label(group: str) -> str:
     return _GROUP_LABELS.get(group, printable(group))
-
-
-def ordered_groups(groups: Iterable[str]) -> list[str]:
-    """The suite's group order first, then any other group names alphabetically."""
-    present = set(groups)
-    return [g for g in GROUPS if g in present] + sorted(present - set(GROUPS))

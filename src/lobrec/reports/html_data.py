@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from lobrec.core.metrics.results import ModelResult, Rate, RunResult
-from lobrec.core.suite.format import Case, Suite
+from lobrec.core.suite.format import Case, Suite, ordered_groups
 from lobrec.reports import _format, view
 from lobrec.reports.html_celldata import CellData
 from lobrec.reports.html_cells import STATUS, panel
@@ -175,7 +175,7 @@ def _rows(suite: Suite, models: list[ModelResult]) -> list[tuple[str, list[tuple
             if result.id not in known:
                 known.add(result.id)
                 extra.append((result.id, None))
-    ordered = [(group, found[group]) for group in _format.ordered_groups(found)]
+    ordered = [(group, found[group]) for group in ordered_groups(found)]
     if extra:
         ordered.append(("(not in this suite file)", extra))
     return ordered

@@ -30,7 +30,8 @@ from lobrec.core.metrics.results import (
     RunResult,
 )
 from lobrec.core.metrics.runs import ModelRuns, runs_of
-from lobrec.reports._format import DASH, KEY, fixed, group_label, ordered_groups, provenance
+from lobrec.core.suite.format import ordered_groups
+from lobrec.reports._format import DASH, KEY, fixed, group_label, provenance
 from lobrec.reports.insight import (
     ROUTING_HEADER,
     TIER,

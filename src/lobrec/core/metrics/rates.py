@@ -15,7 +15,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from lobrec.core.judge.failures import annotate_case, failure_counts
 from lobrec.core.judge.wire import is_success
@@ -30,7 +30,7 @@ from lobrec.core.metrics.results import (
     StepVerdict,
     SuiteRef,
 )
-from lobrec.core.suite.format import GROUPS, CallStep, Case, NoCallStep, Suite
+from lobrec.core.suite.format import CallStep, Case, NoCallStep, Suite, ordered_groups
 
 NO_RESPONSE_STATUS = 599
 """lobrec's pseudo-status for an attempt that got no answer (`transport.NO_RESPONSE_STATUS`)."""
@@ -267,6 +267,25 @@ def cost_per_100(cases: list[CaseResult], scored_count: int) -> float | None:
     return round(total / scored_count * 100, COST_DECIMALS)
 
 
+class TimeAndCost(NamedTuple):
+    """The figures after the rates, over some cases (none depends on their order)."""
+
+    latency_p50_ms: float | None
+    cost_per_100_cases_usd: float | None
+    latency_p50_judged_ms: float | None
+
+
+def time_and_cost(cases: list[CaseResult]) -> TimeAndCost:
+    """Latency p50, cost per 100 cases and the judged attempts' latency p50 over `cases`: part of
+    `compute_metrics`, and all a repeated model pools over its runs (its rates are means)."""
+    scored = [case for case in cases if case.status == "scored"]
+    return TimeAndCost(
+        latency_p50_ms=_latency_p50(cases, len(scored)),
+        cost_per_100_cases_usd=cost_per_100(cases, len(scored)),
+        latency_p50_judged_ms=_latency_p50_judged(scored),
+    )
+
+
 def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
     """Every metric over `cases` (one model's, or one group of them); only scored cases count."""
     ordered = _sorted_cases(suite, cases)
@@ -276,6 +295,7 @@ def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
         for result in scored_results
     ]
     calls = [call for result in scored_results for verdict in result.steps for call in verdict.calls]
+    pooled = time_and_cost(ordered)
     return Metrics(
         overall=_case_rate(scored, _overall),
         right_tool=_case_rate(scored, _right_tool),
@@ -284,9 +304,9 @@ def compute_metrics(suite: Suite, cases: list[CaseResult]) -> Metrics:
         chains=_case_rate(scored, _chains),
         parallel=_case_rate(scored, _parallel),
         no_call_needed=_case_rate(scored, _no_call_needed),
-        latency_p50_ms=_latency_p50(ordered, len(scored_results)),
-        cost_per_100_cases_usd=cost_per_100(ordered, len(scored_results)),
-        latency_p50_judged_ms=_latency_p50_judged(scored_results),
+        latency_p50_ms=pooled.latency_p50_ms,
+        cost_per_100_cases_usd=pooled.cost_per_100_cases_usd,
+        latency_p50_judged_ms=pooled.latency_p50_judged_ms,
         unpriced_calls=unpriced_calls(ordered, len(scored_results)),
     )
 
@@ -302,19 +322,19 @@ def _counts(cases: list[CaseResult]) -> Counts:
     )
 
 
-def _group_of(suite: Suite, result: CaseResult) -> str:
-    case = suite.case(result.id)
-    return case.group if case is not None else result.group
+def cases_by_group(suite: Suite, cases: Iterable[CaseResult]) -> dict[str, list[CaseResult]]:
+    """The cases of each group that has any, in the suite's group order (`ordered_groups`): the
+    suite's group of a case it knows, else the group the result was recorded with."""
+    members: dict[str, list[CaseResult]] = {}
+    for result in cases:
+        case = suite.case(result.id)
+        members.setdefault(case.group if case is not None else result.group, []).append(result)
+    return {group: members[group] for group in ordered_groups(members)}
 
 
 def _groups(suite: Suite, cases: list[CaseResult]) -> dict[str, Metrics]:
     """Metrics per group, in the suite's group order, for groups that have any case."""
-    members: dict[str, list[CaseResult]] = {}
-    for result in cases:
-        members.setdefault(_group_of(suite, result), []).append(result)
-    names: list[str] = [group for group in GROUPS if group in members]
-    names += sorted(group for group in members if group not in GROUPS)
-    return {group: compute_metrics(suite, members[group]) for group in names}
+    return {group: compute_metrics(suite, members) for group, members in cases_by_group(suite, cases).items()}
 
 
 def _answered_by(cases: list[CaseResult]) -> dict[str, int]:

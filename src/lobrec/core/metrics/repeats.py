@@ -30,8 +30,9 @@ from lobrec.core.metrics.rates import (
     PERCENT_DECIMALS,
     RATE_METRICS,
     VALUE_METRICS,
-    compute_metrics,
+    cases_by_group,
     rate,
+    time_and_cost,
     unpriced_calls,
     wilson_interval,
 )
@@ -47,7 +48,7 @@ from lobrec.core.metrics.results import (
     RunOutcome,
     Spread,
 )
-from lobrec.core.suite.format import GROUPS, Suite
+from lobrec.core.suite.format import Suite, ordered_groups
 
 
 def run_outcome(case: CaseResult) -> RunOutcome:
@@ -209,14 +210,8 @@ def flaky(cases: Sequence[CaseRuns]) -> list[str]:
 # --- one model ---------------------------------------------------------------------------------------
 
 
-def _group_of(suite: Suite, result: CaseResult) -> str:
-    case = suite.case(result.id)
-    return case.group if case is not None else result.group
-
-
-def _labelled_unpriced(suite: Suite, runs: Sequence[Sequence[CaseResult]], group: str | None) -> list[str]:
+def _labelled_unpriced(members: Sequence[Sequence[CaseResult]]) -> list[str]:
     """The unpriced answers of every run, each named with its run (`sel-01 step 0 attempt 0 (run 2)`)."""
-    members = [[case for case in cases if group is None or _group_of(suite, case) == group] for cases in runs]
     scored = sum(case.status == "scored" for cases in members for case in cases)
     return [
         f"{entry} (run {number})"
@@ -225,30 +220,29 @@ def _labelled_unpriced(suite: Suite, runs: Sequence[Sequence[CaseResult]], group
     ]
 
 
-def _headline(
-    suite: Suite, runs: Sequence[Metrics], cases: Sequence[Sequence[CaseResult]], group: str | None
-) -> Metrics:
-    """Rates as means over runs; latency and cost over every run's calls (of `group`, if given)."""
-    pooled_cases = [case for run in cases for case in run if group is None or _group_of(suite, case) == group]
-    pooled = compute_metrics(suite, pooled_cases)
+def _headline(runs: Sequence[Metrics], members: Sequence[Sequence[CaseResult]]) -> Metrics:
+    """Rates as means over runs; latency and cost over every run's calls (`members`: each run's
+    cases, or those of one group)."""
     rates = {field: mean_rate([getattr(metrics, field) for metrics in runs]) for field, _, _ in RATE_METRICS}
+    pooled = time_and_cost([case for cases in members for case in cases])
     return Metrics(
         **rates,
         latency_p50_ms=pooled.latency_p50_ms,
         cost_per_100_cases_usd=pooled.cost_per_100_cases_usd,
         latency_p50_judged_ms=pooled.latency_p50_judged_ms,
-        unpriced_calls=_labelled_unpriced(suite, cases, group),
+        unpriced_calls=_labelled_unpriced(members),
     )
 
 
 def _group_headlines(suite: Suite, runs: Sequence[ModelResult]) -> dict[str, Metrics]:
     """Each group's headline over the runs that have it, in the suite's group order, others after."""
-    present = {name for run in runs for name in run.groups}
-    order = [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
-    cases = [run.cases for run in runs]
+    grouped = [cases_by_group(suite, run.cases) for run in runs]  # each run's cases sorted once
     return {
-        group: _headline(suite, [run.groups[group] for run in runs if group in run.groups], cases, group)
-        for group in order
+        group: _headline(
+            [run.groups[group] for run in runs if group in run.groups],
+            [found.get(group, []) for found in grouped],
+        )
+        for group in ordered_groups(name for run in runs for name in run.groups)
     }
 
 
@@ -310,7 +304,7 @@ def combine_runs(suite: Suite, runs: Sequence[ModelResult]) -> ModelResult:
         temperature_ignored=any(run.temperature_ignored for run in runs),
         counts=counts,
         has_scores=counts.scored > 0,
-        metrics=_headline(suite, [run.metrics for run in runs], cases, None),
+        metrics=_headline([run.metrics for run in runs], cases),
         groups=_group_headlines(suite, runs),
         answered_by={name: answered[name] for name in sorted(answered)},
         failures=count_failures(run.failures for run in runs),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import msgspec
@@ -20,6 +21,13 @@ from lobrec.errors import SuiteError
 
 Group = Literal["selection", "arguments", "near_misses", "no_call", "parallel", "chains"]
 GROUPS: tuple[Group, ...] = ("selection", "arguments", "near_misses", "no_call", "parallel", "chains")
+
+
+def ordered_groups(groups: Iterable[str]) -> list[str]:
+    """The suite's group order first, then any other group names alphabetically."""
+    present = set(groups)
+    return [group for group in GROUPS if group in present] + sorted(present - set(GROUPS))
+
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
