@@ -21,8 +21,8 @@ from rich.console import Console
 import lobrec
 from lobrec.cli._output import say
 from lobrec.core.metrics.results import CaseResult, RunResult
-from lobrec.reports._text import printable
-from lobrec.reports.terminal import render_leaderboard, safe_markup
+from lobrec.reports._text import markup_escaped, printable
+from lobrec.reports.terminal import render_leaderboard
 from lobrec.running.progress import RunProgress
 from tests.support.examples import costly
 from tests.support.strategies import outside_texts
@@ -118,12 +118,14 @@ def test_progress_lines_print_outside_text_printably(text: str) -> None:
 
 
 @given(text=outside_texts)
-def test_markup_for_progress_lines_is_printable(text: str) -> None:
+@example(text="\\[")  # rich.markup.escape's miss: a backslash before a bracket that opens no tag
+@example(text="\\[b]")
+def test_outside_text_in_markup_reads_back_as_itself(text: str) -> None:
     console = Console(file=io.StringIO(), force_terminal=False, width=200)
-    console.print(f"[bold]{safe_markup(text)}[/bold]", soft_wrap=True)
+    console.print(f"[bold]x[/bold] {markup_escaped(text)}", soft_wrap=True)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert _raw(output) == []
-    assert output == printable(text) + "\n"
+    assert output == "x " + printable(text) + "\n"
 
 
 def test_the_cleaning_rule_has_one_name() -> None:

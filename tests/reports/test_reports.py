@@ -24,11 +24,11 @@ from lobrec.core.metrics.results import RunResult, SuiteRef, decode_results, enc
 from lobrec.core.suite.format import Absent, Check, Contains, Eq, OneOf, Present, Range, Regex, Subset
 from lobrec.core.words import counted
 from lobrec.reports._format import change, cost, latency, percent
-from lobrec.reports._text import printable
+from lobrec.reports._text import markup_escaped, printable
 from lobrec.reports.html import CSP, check_text, render_html
 from lobrec.reports.markdown import render_diff_markdown, render_markdown
 from lobrec.reports.markdown_syntax import md
-from lobrec.reports.terminal import leaderboard_table, render_diff, render_leaderboard, safe_markup
+from lobrec.reports.terminal import leaderboard_table, render_diff, render_leaderboard
 from tests.reports.html.test_html_report import drill_down_text
 from tests.support.sample_results import EVIL_REPLY, model_result, sample_run, sample_suite, wrong_tool
 
@@ -317,10 +317,10 @@ def test_terminal_with_colour_never_emits_the_models_escape() -> None:
     assert "\\x1b[31mred" in styled
 
 
-def test_safe_markup_escapes_for_rich_markup() -> None:
-    assert safe_markup("[bold]x\x1b[0m") == "\\[bold]x\\x1b[0m"
+def test_markup_escaped_escapes_for_rich_markup() -> None:
+    assert markup_escaped("[bold]x\x1b[0m") == "\\[bold]x\\x1b[0m"
     console = Console(width=40, record=True, force_terminal=False, file=io.StringIO())
-    console.print(f"model {safe_markup('[bold]x[/bold]')} done")
+    console.print(f"model {markup_escaped('[bold]x[/bold]')} done")
     assert console.export_text() == "model [bold]x[/bold] done\n"
 
 

@@ -17,7 +17,7 @@ import typer
 from lobrec.cli._command import Command
 from lobrec.cli._exits import Exit
 from lobrec.cli._output import fail, say
-from lobrec.reports._text import printable
+from lobrec.reports._text import markup_escaped
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -177,10 +177,8 @@ def expected_tools(step: Step) -> str:
 
 def shown(text: str, *, keep_newlines: bool = False) -> str:
     """Text from the suite file for a rich console: control characters spelled out by the CLI's one
-    neutraliser (`printable`, as `say` does), then rich markup escaped."""
-    from rich.markup import escape
-
-    return escape(printable(text, keep_newlines=keep_newlines))
+    neutraliser (`printable`, as `say` does), then rich markup escaped (`markup_escaped`)."""
+    return markup_escaped(text, keep_newlines=keep_newlines)
 
 
 def _show_table(console: Console, suite: Suite, group: str | None) -> None:

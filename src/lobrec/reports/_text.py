@@ -13,6 +13,8 @@ function, so a name reads the same everywhere. It has no dependencies: `lobrec -
 
 from __future__ import annotations
 
+import re
+
 KEPT_WITH_NEWLINES = "\n\t"
 """What `keep_newlines` leaves as it is: line breaks and tabs (white space that moves, never
 restyles, the cursor) in blocks shown whole."""
@@ -32,6 +34,31 @@ def printable(text: str, *, keep_newlines: bool = False) -> str:
         char if char.isprintable() or (keep_newlines and char in KEPT_WITH_NEWLINES) else repr(char)[1:-1]
         for char in text
     )
+
+
+_MARKUP_BRACKET = re.compile(r"(\\*)\[(?=([a-z#/@][^\[]*?\])?)")
+"""A `[` with the backslashes before it, and the tag it would open (`rich.markup`'s RE_TAGS reads
+`[` then a letter, `#`, `/` or `@`, through the next `]`), if any."""
+
+
+def markup_escaped(text: str, *, keep_newlines: bool = False) -> str:
+    """Outside text (`printable`) to embed in a rich markup string, reading back as itself.
+
+    rich reads `[` and a tag as markup, an odd run of backslashes before a tag as a literal
+    bracket (half of them kept), and drops one backslash before any other `[`: so before a tag
+    every backslash is doubled and one more escapes the bracket, before any other bracket one more
+    backslash goes in. (`rich.markup.escape` misses the second case, `\\[` printed as `[`.)
+    Backslashes at the very end are left as they are: the text must not be followed directly by a
+    tag, which would read them as an escape.
+    """
+
+    def bracket(match: re.Match[str]) -> str:
+        backslashes, tag = match.group(1), match.group(2)
+        if tag is not None:
+            return backslashes * 2 + "\\["
+        return backslashes + "\\[" if backslashes else "["
+
+    return _MARKUP_BRACKET.sub(bracket, printable(text, keep_newlines=keep_newlines))
 
 
 ASCII_FALLBACK = "lobrec-ascii"

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -34,7 +33,7 @@ from rich.progress import Progress as Bars
 from rich.text import Text
 
 from lobrec.core.metrics.results import CaseResult
-from lobrec.reports._text import printable
+from lobrec.reports._text import markup_escaped, printable
 from lobrec.running.runner import Progress as RunListener
 
 PLAIN_EVERY_S = 5.0
@@ -153,7 +152,7 @@ class RunProgress(RunListener):
         if len(counts) < 2:
             return
         for model, total in counts.items():
-            name = escape(printable(model))
+            name = markup_escaped(model)
             task = self.bar.add_task(f"  {name}", total=total, errored=0, running=0, why="")
             self.models[model] = _ModelCounts(total=total, task=task)
         self._refresh()
