@@ -9,11 +9,11 @@ and cannot restyle the reader's terminal.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -24,7 +24,14 @@ from lobrec.core.words import counted
 from lobrec.reports import diffview, historyview
 from lobrec.reports._text import printable
 from lobrec.reports.suite_changes import SuiteChangesView
-from lobrec.reports.terminal_layout import fitting_parts, measured_width, natural_width, pack_phrases
+from lobrec.reports.terminal_fast import FastTable, simple_widths, table_width
+from lobrec.reports.terminal_layout import (
+    PROBE_WIDTH,
+    fitting_parts,
+    measured_width,
+    natural_width,
+    pack_phrases,
+)
 from lobrec.reports.view import Heading, ModelView, ReportView, Rerecord, report_view
 
 # Two-line headings keep the leaderboard within about 110 columns; numbers never wrap.
@@ -130,21 +137,33 @@ def leaderboard_tables(run: RunResult, width: int) -> tuple[list[Table], bool]:
     return _leaderboard_tables(report_view(run), width)
 
 
-def _leaderboard_tables(view: ReportView, width: int) -> tuple[list[Table], bool]:
+def _leaderboard_tables(view: ReportView, width: int, *, fast: bool = True) -> tuple[list[Table], bool]:
     """The leaderboard laid out for `width` columns, never cutting a value: whole when it fits;
     else without the count columns (printed below as lines, the `bool`); else in parts, each
     starting with the model names and holding as many columns, left to right, as fit (the key is
     then printed below the parts, at the terminal's width)."""
     whole = _leaderboard_table(view, view.columns(), title=True, caption=False)
-    if natural_width(whole) <= width:
+    fits = _fits(view, whole, width, fast=fast)
+    if fits(view.columns()):
         return [whole], False
     columns = [column for column in view.columns() if not column.count]
-    parts = fitting_parts(columns[1:], lambda part: natural_width(_part(view, [columns[0], *part])) <= width)
+    parts = fitting_parts(columns[1:], lambda part: fits([columns[0], *part]))
     tables = [
         _leaderboard_table(view, [columns[0], *part], title=index == 0, caption=False)
         for index, part in enumerate(parts)
     ]
     return tables, True
+
+
+def _fits(view: ReportView, whole: Table, width: int, *, fast: bool) -> Callable[[list[Heading]], bool]:
+    """Whether a leaderboard of some columns fits `width`. rich's answer (`natural_width`, a table
+    rendered per try) is the reference; the fast one adds up the whole table's column widths
+    (`terminal_fast.simple_widths`), the same numbers without a table per try."""
+    contents = simple_widths(whole) if fast and width < PROBE_WIDTH else None
+    if contents is None:
+        return lambda columns: natural_width(_part(view, columns)) <= width
+    by_key = {column.key: content for column, content in zip(view.columns(), contents, strict=True)}
+    return lambda columns: table_width([by_key[column.key] for column in columns]) <= width
 
 
 def _part(view: ReportView, columns: list[Heading]) -> Table:
@@ -274,11 +293,7 @@ def render_leaderboard(
     """Print the leaderboard, its key, the notes, optionally the per-group table (`--by-group`), and
     what to re-record."""
     view = report_view(run)
-    tables, narrow = _leaderboard_tables(view, console.width)
-    for index, table in enumerate(tables):
-        if index:
-            console.print()
-        console.print(table)
+    narrow = _print_leaderboard_tables(view, console)
     console.print(_key_text(view, console.width))
     if narrow:
         console.print(_counts_text(view))
@@ -297,6 +312,17 @@ def render_leaderboard(
         console.print(again)
     if view.suite_changes is not None:
         _suite_changes(view.suite_changes, console)
+
+
+def _print_leaderboard_tables(view: ReportView, console: Console, *, fast: bool = True) -> bool:
+    """Print the leaderboard's tables (`fast`: rows by `FastTable`, else all by rich, the
+    reference); whether the counts go below them."""
+    tables, narrow = _leaderboard_tables(view, console.width, fast=fast)
+    for index, table in enumerate(tables):
+        if index:
+            console.print()
+        console.print(FastTable(table) if fast else table)
+    return narrow
 
 
 def _suite_changes(changes: SuiteChangesView, console: Console) -> None:
@@ -352,11 +378,6 @@ def _render_insight(view: ReportView, console: Console) -> None:
             title = f"Routing of {model.name}, {routing.heading}"
             console.print(_plain_table(view, title, view.routing_header, routing.rows))
         console.print(_lines(list(model.routing_notes), "• "))
-
-
-def safe_markup(text: str) -> str:
-    """`text` from a model or gateway, ready to embed in a rich markup string (e.g. progress lines)."""
-    return escape(printable(text))
 
 
 # --- lobrec diff -------------------------------------------------------------------------------------

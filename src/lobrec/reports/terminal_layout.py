@@ -60,6 +60,11 @@ def fitting_parts(items: list[T], fits: Callable[[list[T]], bool]) -> list[list[
     return parts
 
 
+PROBE_WIDTH = 10_000
+"""The width `natural_width` renders at: a table wider than this comes out cut to it, so a width
+added up from the columns (`terminal_fast.table_width`) agrees with it only below this."""
+
+
 def natural_width(table: Table) -> int:
     """The width `table` takes when nothing constrains it (rich's measure ignores collapsed padding).
 
@@ -72,7 +77,7 @@ def natural_width(table: Table) -> int:
         cells = list(column.cells)
         probe_column._cells = [max(cells, key=_cell_width)] if cells else []
     widest.rows = [Row()] if table.rows else []
-    probe = Console(width=10_000, file=io.StringIO(), color_system=None)
+    probe = Console(width=PROBE_WIDTH, file=io.StringIO(), color_system=None)
     lines = probe.render_lines(widest, probe.options, pad=False)
     return max((Segment.get_line_length(line) for line in lines), default=0)
 
