@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lobrec.core.judge.wire import NotACompletion, parse_completion, request_body
+from lobrec.core.judge.wire import NotACompletion, offered_tools_json, parse_completion, request_body
 from lobrec.core.suite.format import FunctionSpec, Message, Tool
 
 TOOL = Tool(type="function", function=FunctionSpec(name="f", description="d", parameters={"type": "object"}))
@@ -55,3 +55,17 @@ def test_reply_keeps_the_answering_model_and_content() -> None:
         [],
         None,
     )
+
+
+def test_a_request_with_the_tools_written_once_is_byte_for_byte_the_request() -> None:
+    """`offered_tools_json` is written once per suite and tool list; a request carrying it must be the
+    request lobrec always sent (a replay finds its answer by these bytes), for every case."""
+    from lobrec.suite_file import load_suite
+
+    suite = load_suite(None)
+    for case in suite.cases:
+        written = offered_tools_json(suite, case)
+        assert written is offered_tools_json(suite, case)
+        assert request_body("a/b", list(case.messages), written) == request_body(
+            "a/b", list(case.messages), suite.offered_tools(case)
+        )

@@ -12,9 +12,11 @@ def quirk_counts(model: ModelResult) -> Counter[str]:
     counts: Counter[str] = Counter()
     for case in model.cases:
         for step in case.steps:
-            from_calls = {quirk for call in step.calls for quirk in call.quirks}
-            counts.update(quirk for call in step.calls for quirk in call.quirks)
-            counts.update(quirk for quirk in step.quirks if quirk not in from_calls)
+            from_calls = [quirk for call in step.calls for quirk in call.quirks]
+            if from_calls:
+                counts.update(from_calls)
+            if step.quirks:
+                counts.update(quirk for quirk in step.quirks if quirk not in from_calls)
     return counts
 
 

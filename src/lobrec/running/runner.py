@@ -227,6 +227,7 @@ def case_run(
     code path of live and replay (see the module docstring for how it is driven); replay passes
     `recorded`, the attempts its recording made."""
     offered = suite.offered_tools(case)
+    tools_json = wire.offered_tools_json(suite, case)
     messages: list[Message | dict[str, Any]] = list(case.messages)
     verdicts: list[StepVerdict] = []
     attempts: list[ApiCall] = []
@@ -237,7 +238,7 @@ def case_run(
         )
 
     for index, step in enumerate(case.steps):
-        body = wire.request_body(model, messages, offered)
+        body = wire.request_body(model, messages, tools_json)
         try:
             reply = _reply((yield from _send_with_retries(body, index, attempts, policy, recorded)))
         except CaseErrored as exc:

@@ -24,7 +24,8 @@ from lobrec.core.judge.jsonvalue import (
     repeated_key,
     unique_object,
 )
-from lobrec.core.suite.format import Message, Tool
+from lobrec.core.memo import per_object
+from lobrec.core.suite.format import Case, Message, Suite, Tool
 
 _encoder = msgspec.json.Encoder(decimal_format="number")
 """A `Decimal` (an integer past Python's digit limit, `jsonvalue.parse_int`) goes out as the number."""
@@ -35,11 +36,14 @@ class ChatRequest(msgspec.Struct, frozen=True, kw_only=True):
 
     model: str
     messages: list[Message | dict[str, Any]]
-    tools: list[Tool]
+    tools: list[Tool] | msgspec.Raw
+    """The tools, or their JSON as `offered_tools_json` wrote it."""
     temperature: int = 0
 
 
-def request_body(model: str, messages: list[Message | dict[str, Any]], tools: list[Tool]) -> bytes:
+def request_body(
+    model: str, messages: list[Message | dict[str, Any]], tools: list[Tool] | msgspec.Raw
+) -> bytes:
     request = ChatRequest(model=model, messages=messages, tools=tools)
     try:
         return _encoder.encode(request)
@@ -47,6 +51,22 @@ def request_body(model: str, messages: list[Message | dict[str, Any]], tools: li
         # A chain echoes the model's message as received, and JSON may carry a lone surrogate
         # (`"\ud800"`) that UTF-8 cannot: it goes back as the same escape, not as U+FFFD.
         return _encoder.encode(msgspec.structs.replace(request, messages=_escaping_surrogates(messages)))
+
+
+def offered_tools_json(suite: Suite, case: Case) -> msgspec.Raw:
+    """The JSON of the tools `case` offers (`Suite.offered_tools`), written once per suite and tool
+    list: every model's request repeats it, and it is most of the bytes of a request."""
+    written = _tools_written(suite)
+    names = tuple(case.tools)
+    found = written.get(names)
+    if found is None:
+        found = written[names] = msgspec.Raw(_encoder.encode(suite.offered_tools(case)))
+    return found
+
+
+@per_object
+def _tools_written(suite: Suite) -> dict[tuple[str, ...], msgspec.Raw]:
+    return {}
 
 
 def _escaped(text: str) -> msgspec.Raw:

@@ -19,6 +19,7 @@ from typing import Literal, NamedTuple
 
 from lobrec.core.judge.failures import annotate_case, failure_counts
 from lobrec.core.judge.wire import is_success
+from lobrec.core.memo import per_object
 from lobrec.core.metrics.results import (
     ApiCall,
     CallRecord,
@@ -174,6 +175,7 @@ def _is_valid_offered(call: CallRecord) -> bool | None:
 # --- metrics -------------------------------------------------------------------------------------
 
 
+@per_object
 def _suite_order(suite: Suite) -> dict[str, int]:
     return {case.id: index for index, case in enumerate(suite.cases)}
 
