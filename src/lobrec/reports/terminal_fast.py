@@ -24,7 +24,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
+from rich.table import Column, Row, Table
 from rich.text import Text
 
 _TRAILING_SPACE = re.compile(r"\s+$")
@@ -63,27 +63,36 @@ def simple_widths(table: Table) -> list[int] | None:
 
 def _simple_table(table: Table) -> bool:
     """The table settings the leaderboard uses (`terminal._table`), and nothing that styles a row."""
-    return (
-        table.box is box.SIMPLE_HEAD
-        and table.padding == (0, 1, 0, 1)
-        and table.collapse_padding
-        and not table.pad_edge
-        and not table.show_edge
-        and table.show_header
-        and not table.show_footer
-        and not table.show_lines
-        and not table.leading
-        and not table.caption
-        and not table.expand
-        and table.min_width is None
-        and not table.row_styles
-        and all(row.style is None and not row.end_section for row in table.rows)
-        and all(
-            column.width is None
-            and column.max_width is None
-            and column.justify in ("left", "right")
-            and column.overflow != "ignore"  # a cell rich would not justify
-            for column in table.columns
+    settings = (
+        table.box is box.SIMPLE_HEAD,
+        table.padding == (0, 1, 0, 1),
+        table.collapse_padding,
+        not table.pad_edge,
+        not table.show_edge,
+        table.show_header,
+        not table.show_footer,
+        not table.show_lines,
+        not table.leading,
+        not table.caption,
+        not table.expand,
+        table.min_width is None,
+        not table.row_styles,
+    )
+    return all(settings) and all(map(_plain_row, table.rows)) and all(map(_plain_column, table.columns))
+
+
+def _plain_row(row: Row) -> bool:
+    return row.style is None and not row.end_section
+
+
+def _plain_column(column: Column) -> bool:
+    """No fixed or capped width, left or right justified, and a cell rich would justify."""
+    return all(
+        (
+            column.width is None,
+            column.max_width is None,
+            column.justify in ("left", "right"),
+            column.overflow != "ignore",
         )
     )
 
@@ -109,17 +118,23 @@ def _simple_cell(cell: object) -> bool:
     if type(cell) is not Text:
         return False
     plain = cell.plain
-    spans = cell.spans
-    return (
-        plain.isprintable()
-        and "\ufe0f" not in plain
-        and not cell.style
-        and cell.justify is None
-        and cell.overflow is None
-        and cell.no_wrap is None
-        and cell.end == "\n"
-        and (not spans or (len(spans) == 1 and spans[0].start == 0 and spans[0].end == len(plain)))
+    return all(
+        (
+            plain.isprintable(),
+            "\ufe0f" not in plain,
+            not cell.style,
+            cell.justify is None,
+            cell.overflow is None,
+            cell.no_wrap is None,
+            cell.end == "\n",
+            _whole_or_no_span(cell),
+        )
     )
+
+
+def _whole_or_no_span(cell: Text) -> bool:
+    spans = cell.spans
+    return not spans or (len(spans) == 1 and spans[0].start == 0 and spans[0].end == len(cell.plain))
 
 
 class FastTable:
@@ -160,44 +175,53 @@ def _plain_rows(table: Table, contents: list[int], console: Console, options: Co
 
 
 def _rows(table: Table, contents: list[int], console: Console) -> Iterator[Segment]:
-    """Each row as rich's `Text.wrap` and `Padding` lay it out: a right-justified cell loses its
-    trailing space, then is padded on the left; a left-justified one is padded on the right; a
-    space after every cell but the last, and a space between cells."""
+    """Each row as rich's `Text.wrap` and `Padding` lay it out (`_laid_out`): a space after every
+    cell but the last, and a space between cells; a styled cell is its own segment."""
     columns = [list(column.cells) for column in table.columns]
     right = [column.justify == "right" for column in table.columns]
     last = len(columns) - 1
     contents = [*contents[:-1], max(contents[-1], 1)]  # rich's `or 1`: a last column is never 0 wide
     styles: dict[object, Style] = {}
+
+    def style_of(cell: Text) -> Style:
+        name = cell.spans[0].style
+        if name not in styles:
+            styles[name] = console.get_style(name, default=Style.null())
+        return styles[name]
+
     newline = Segment.line()
     for index in range(len(table.rows)):
         pending: list[str] = []
         for column, cells in enumerate(columns):
             cell = cells[index]
             assert isinstance(cell, Text)
-            plain = cell.plain
-            width = contents[column]
-            if right[column]:
-                kept = plain.rstrip()
-                pending.append(" " * (width - cell_len(kept)))
-                after = ""
-            else:
-                kept = _rstrip_end(plain, width)
-                after = " " * (width - cell_len(kept))
+            before, kept, after = _laid_out(cell.plain, contents[column], right[column])
             if cell.spans and kept:
-                name = cell.spans[0].style
-                style = styles.get(name)
-                if style is None:
-                    style = styles[name] = console.get_style(name, default=Style.null())
-                if any(pending):
-                    yield Segment("".join(pending))
-                yield Segment(kept, style)
+                yield from _flushed(pending, before)
+                yield Segment(kept, style_of(cell))
                 pending = [after]
             else:
-                pending.append(kept + after)
-            if column != last:
-                pending.append("  ")
+                pending.append(before + kept + after)
+            pending.append("  " if column != last else "")
         yield Segment("".join(pending))
         yield newline
+
+
+def _laid_out(plain: str, width: int, right: bool) -> tuple[str, str, str]:
+    """A cell's padding before, its text and its padding after: a right-justified cell loses its
+    trailing space, then is padded on the left; a left-justified one is padded on the right."""
+    if right:
+        kept = plain.rstrip()
+        return " " * (width - cell_len(kept)), kept, ""
+    kept = _rstrip_end(plain, width)
+    return "", kept, " " * (width - cell_len(kept))
+
+
+def _flushed(pending: list[str], before: str) -> Iterator[Segment]:
+    """What is pending, and `before`, as one plain segment (none when all of it is empty)."""
+    text = "".join(pending) + before
+    if text:
+        yield Segment(text)
 
 
 def _rstrip_end(plain: str, width: int) -> str:
