@@ -97,3 +97,19 @@ def test_judged_results_are_kept_from_the_collector_during_the_run_and_given_bac
     asyncio.run(rescore(SUITE, ROOT / "fixtures" / "cassettes", watch, jobs=jobs))
     assert watch.frozen and min(watch.frozen) > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_a_program_that_froze_objects_itself_keeps_its_collector_as_it_set_it() -> None:
+    """`gc.unfreeze` at the end would hand back what the program froze (a server before it forks):
+    a rescore then leaves the collector alone."""
+    held = [object() for _ in range(10)]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        watch = _FreezeWatch()
+        asyncio.run(rescore(SUITE, ROOT / "fixtures" / "cassettes", watch, jobs=1))
+        assert watch.frozen and set(watch.frozen) == {frozen}
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+    assert held

@@ -298,7 +298,11 @@ def _results_kept() -> Iterator[Callable[[], None]]:
     the suite, the folders): `keep()`, called after each model, moves what is alive out of the
     collector's generations (`gc.freeze`), so its full collections stop walking them all again
     (a tenth of the parent's CPU at 100 models). At the end they go back (`gc.unfreeze`): nothing
-    is kept from the collector past the run."""
+    is kept from the collector past the run. A program that froze objects itself (a server before
+    it forks) keeps its collector as it set it: nothing is frozen or unfrozen then."""
+    if gc.get_freeze_count():
+        yield lambda: None
+        return
     gc.freeze()
     try:
         yield gc.freeze
